@@ -1,0 +1,3 @@
+from memdir.cli import main
+
+main()

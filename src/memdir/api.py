@@ -1,0 +1,333 @@
+"""The Python API: :class:`Memory` and its asyncio twin :class:`AsyncMemory`.
+
+>>> with Memory("~/notes") as mem:                      # doctest: +SKIP
+...     for hit in mem.search("what did we decide about the database?"):
+...         print(hit.citation, hit.score)
+
+A search first brings the index up to date with the files (cheap when nothing changed; free when
+a watcher is running and saw no change), so results never come from a stale index silently: if
+another process holds the index for writing, the search answers from the index as it is and says
+so in ``SearchResponse.warnings``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from memdir.config import Config, load_config
+from memdir.errors import NotFoundError, StorageError, UsageError, WorkspaceError
+from memdir.index import Index, Progress, SyncReport, sync_index
+from memdir.search import SearchResponse, SearchSettings, run_search
+from memdir.workspace import Workspace, decode_text
+
+__all__ = ["AsyncMemory", "FileSlice", "Memory"]
+
+log = logging.getLogger(__name__)
+
+_SEARCH_LOCK_WAIT_S = 2.0
+_SYNC_LOCK_WAIT_S = 600.0
+
+
+@dataclass(frozen=True, slots=True)
+class FileSlice:
+    """Lines ``from_line``..``to_line`` (1-based, inclusive) of a memory file."""
+
+    path: str
+    text: str
+    from_line: int
+    to_line: int
+    total_lines: int
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "path": self.path,
+            "text": self.text,
+            "from_line": self.from_line,
+            "to_line": self.to_line,
+            "total_lines": self.total_lines,
+        }
+
+
+class Memory:
+    """A workspace of Markdown memory and its index.
+
+    ``workspace`` defaults to the current directory. Settings come from
+    ``<workspace>/.memdir/config.toml`` (or ``config_file``), then ``MEMDIR_*`` environment
+    variables, then ``overrides`` (dotted keys, e.g. ``{"search.min_score": 0.2}``).
+    """
+
+    def __init__(
+        self,
+        workspace: str | os.PathLike[str] = ".",
+        *,
+        config_file: str | os.PathLike[str] | None = None,
+        overrides: Mapping[str, Any] | None = None,
+        config: Config | None = None,
+    ) -> None:
+        self.config = config or load_config(workspace, config_file=config_file, overrides=overrides)
+        root = self.config.workspace
+        if not root.is_dir():
+            raise WorkspaceError(
+                f"workspace {root} is not a folder", hint="create it or run `memdir init`"
+            )
+        self.workspace = Workspace(self.config)
+        self.index = Index.open(self.config.index_path)
+        self.settings = SearchSettings.from_config(self.config)
+        self._dirty = True
+        self._watcher: Any = None
+        self._last_report: SyncReport | None = None
+        self._closed = False
+        self._sync_mutex = threading.Lock()
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def close(self) -> None:
+        """Stop any watcher and close the index. Safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        self.stop_watching()
+        self.index.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(
+        self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise UsageError("this Memory is closed")
+
+    # -- indexing --------------------------------------------------------------------------
+    def sync(self, *, force: bool = False, progress: Progress | None = None) -> SyncReport:
+        """Bring the index up to date with the files; ``force`` rebuilds it from scratch."""
+        self._check_open()
+        if not self.index.lock.acquire(timeout=_SYNC_LOCK_WAIT_S):
+            raise StorageError(
+                f"another process has held {self.index.lock.path} for {_SYNC_LOCK_WAIT_S:.0f}s; try again later"
+            )
+        try:
+            return self._sync_locked(force=force, progress=progress)
+        finally:
+            self.index.lock.release()
+
+    def _sync_locked(self, *, force: bool, progress: Progress | None) -> SyncReport:
+        with self._sync_mutex:
+            self._dirty = False
+            try:
+                report = sync_index(
+                    self.workspace,
+                    self.index,
+                    tokens=self.config["chunking.tokens"],
+                    overlap=self.config["chunking.overlap"],
+                    force=force,
+                    progress=progress,
+                )
+            except BaseException:
+                self._dirty = True
+                raise
+            self._last_report = report
+            return report
+
+    def mark_dirty(self) -> None:
+        """Tell the next search to re-check the files (the watcher calls this)."""
+        self._dirty = True
+
+    def _refresh(self) -> list[str]:
+        """Sync before a search unless a live watcher vouches that nothing changed."""
+        if self._watcher is not None and self._watcher.alive and not self._dirty:
+            return []
+        if not self.index.lock.acquire(timeout=_SEARCH_LOCK_WAIT_S):
+            return ["another process is updating the index; results may miss the newest edits"]
+        try:
+            self._sync_locked(force=False, progress=None)
+        finally:
+            self.index.lock.release()
+        return []
+
+    # -- search ----------------------------------------------------------------------------
+    def search(
+        self,
+        query: str,
+        *,
+        max_results: int | None = None,
+        min_score: float | None = None,
+        mode: str | None = None,
+        sources: Sequence[str] | None = None,
+        refresh: bool = True,
+    ) -> SearchResponse:
+        """Search memory. Iterating the response yields :class:`~memdir.search.SearchResult`."""
+        self._check_open()
+        if not isinstance(query, str) or not query.strip():
+            raise UsageError("query is empty")
+        if max_results is not None and not 1 <= max_results <= 1000:
+            raise UsageError(f"max_results must be between 1 and 1000, got {max_results}")
+        if min_score is not None and not 0.0 <= min_score <= 1.0:
+            raise UsageError(f"min_score must be between 0 and 1, got {min_score}")
+        warnings = self._refresh() if refresh else []
+        settings = self.settings.replace(max_results=max_results, min_score=min_score, mode=mode)
+        response = run_search(
+            self.index,
+            query,
+            settings,
+            workspace=self.config.workspace,
+            vectors=None,
+            vectors_unavailable="semantic search is not set up",
+            abs_path_for=self._abs_path_for,
+            sources=sources,
+        )
+        if warnings:
+            response = SearchResponse(
+                query=response.query,
+                results=response.results,
+                mode=response.mode,
+                requested_mode=response.requested_mode,
+                warnings=(*warnings, *response.warnings),
+                elapsed_ms=response.elapsed_ms,
+            )
+        return response
+
+    def _abs_path_for(self, path: str, source: str) -> Path | None:
+        if source == "sessions" and path.startswith("sessions/"):
+            return self.workspace.sessions_dir / path.removeprefix("sessions/")
+        return self.config.workspace / path
+
+    # -- reading ---------------------------------------------------------------------------
+    def get(
+        self, path: str, *, from_line: int | None = None, lines: int | None = None
+    ) -> FileSlice:
+        """Read a memory file, or ``lines`` lines of it starting at ``from_line`` (1-based)."""
+        self._check_open()
+        if from_line is not None and from_line < 1:
+            raise UsageError(f"from_line must be 1 or more, got {from_line}")
+        if lines is not None and lines < 1:
+            raise UsageError(f"lines must be 1 or more, got {lines}")
+        rel, abs_path = self.workspace.resolve_readable(path)
+        try:
+            data = abs_path.read_bytes()
+        except FileNotFoundError:
+            raise NotFoundError(f"{rel} does not exist") from None
+        except OSError as exc:
+            raise WorkspaceError(f"cannot read {rel}: {exc.strerror}") from exc
+        if len(data) > self.workspace.max_file_bytes:
+            raise WorkspaceError(
+                f"{rel} is {len(data)} bytes, over limits.max_file_bytes; read it with a line range"
+            )
+        text, _bad = decode_text(data)
+        all_lines = text.split("\n")
+        if all_lines and all_lines[-1] == "" and len(all_lines) > 1:
+            all_lines.pop()
+        total = len(all_lines)
+        start = from_line or 1
+        count = lines if lines is not None else max(total - start + 1, 0)
+        chosen = all_lines[start - 1 : start - 1 + count]
+        end = start + len(chosen) - 1 if chosen else start - 1
+        return FileSlice(
+            rel, "\n".join(line.removesuffix("\r") for line in chosen), start, end, total
+        )
+
+    # -- status ----------------------------------------------------------------------------
+    def status(self) -> dict[str, Any]:
+        """Counts, settings and problems; the same object ``memdir status --json`` prints."""
+        self._check_open()
+        counts = self.index.counts()
+        return {
+            "workspace": str(self.config.workspace),
+            "index_path": str(self.index.path),
+            "config_file": str(self.config.file) if self.config.file else None,
+            "files": sum(c["files"] for c in counts.values()),
+            "chunks": sum(c["chunks"] for c in counts.values()),
+            "sources": counts,
+            "shape": self.index.shape(),
+            "search_mode": self.settings.mode,
+            "dirty": self._dirty,
+            "watching": bool(self._watcher is not None and self._watcher.alive),
+            "recovered_from": self.index.recovered_from,
+            "problems": [
+                {"path": p.path, "kind": p.kind, "message": p.message}
+                for p in self.index.problems()
+            ],
+            "last_sync": self._last_report.to_dict() if self._last_report else None,
+        }
+
+    # -- watching --------------------------------------------------------------------------
+    def start_watching(self, *, on_sync: Callable[[SyncReport], None] | None = None) -> None:
+        """Watch the files in a background thread; edits are indexed after a short debounce."""
+        self._check_open()
+        if self._watcher is not None:
+            return
+        from memdir.index.watch import Watcher
+
+        def resync() -> None:
+            try:
+                report = self.sync()
+            except StorageError as exc:
+                log.warning("watch sync failed: %s", exc)
+                self.mark_dirty()
+                return
+            if on_sync is not None:
+                on_sync(report)
+
+        self._watcher = Watcher(
+            self.workspace,
+            on_change=self.mark_dirty,
+            on_settled=resync,
+            debounce_s=self.config["sync.watch_debounce_ms"] / 1000,
+            rescan_s=self.config["sync.rescan_interval_s"],
+        )
+        self._watcher.start()
+
+    def stop_watching(self) -> None:
+        if self._watcher is not None:
+            self._watcher.stop()
+            self._watcher = None
+
+
+class AsyncMemory:
+    """:class:`Memory` for asyncio code: the same methods, awaited, run in a worker thread."""
+
+    def __init__(self, workspace: str | os.PathLike[str] = ".", **kwargs: Any) -> None:
+        self._memory = Memory(workspace, **kwargs)
+
+    @property
+    def memory(self) -> Memory:
+        return self._memory
+
+    @property
+    def config(self) -> Config:
+        return self._memory.config
+
+    async def sync(self, *, force: bool = False, progress: Progress | None = None) -> SyncReport:
+        return await asyncio.to_thread(self._memory.sync, force=force, progress=progress)
+
+    async def search(self, query: str, **kwargs: Any) -> SearchResponse:
+        return await asyncio.to_thread(self._memory.search, query, **kwargs)
+
+    async def get(
+        self, path: str, *, from_line: int | None = None, lines: int | None = None
+    ) -> FileSlice:
+        return await asyncio.to_thread(self._memory.get, path, from_line=from_line, lines=lines)
+
+    async def status(self) -> dict[str, Any]:
+        return await asyncio.to_thread(self._memory.status)
+
+    async def aclose(self) -> None:
+        await asyncio.to_thread(self._memory.close)
+
+    async def __aenter__(self) -> AsyncMemory:
+        return self
+
+    async def __aexit__(
+        self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()

@@ -1,0 +1,17 @@
+"""The SQLite index: schema, incremental sync, atomic rebuild and the file watcher."""
+
+from memdir.index.lock import WriterLock
+from memdir.index.store import ChunkRow, FileRow, Index, KeywordRow
+from memdir.index.sync import Progress, SyncReport, index_shape, sync_index
+
+__all__ = [
+    "ChunkRow",
+    "FileRow",
+    "Index",
+    "KeywordRow",
+    "Progress",
+    "SyncReport",
+    "WriterLock",
+    "index_shape",
+    "sync_index",
+]

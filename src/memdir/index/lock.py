@@ -1,0 +1,85 @@
+"""A cross-process writer lock, so one process at a time changes the index."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from types import TracebackType
+
+__all__ = ["WriterLock"]
+
+try:
+    import fcntl
+
+    def _try_lock(fd: int) -> bool:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
+
+    def _unlock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+
+except ImportError:  # Windows
+    import msvcrt
+
+    def _try_lock(fd: int) -> bool:
+        try:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+
+    def _unlock(fd: int) -> None:
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+
+
+class WriterLock:
+    """``flock`` on ``<index>.lock``. Re-entrant within one object; released on close or exit."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd: int | None = None
+        self._depth = 0
+
+    def acquire(self, timeout: float | None = None) -> bool:
+        """Take the lock, waiting up to ``timeout`` seconds (``None`` waits forever)."""
+        if self._depth:
+            self._depth += 1
+            return True
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        delay = 0.005
+        while not _try_lock(fd):
+            if deadline is not None and time.monotonic() >= deadline:
+                os.close(fd)
+                return False
+            time.sleep(delay)
+            delay = min(delay * 2, 0.1)
+        self._fd = fd
+        self._depth = 1
+        return True
+
+    def release(self) -> None:
+        if not self._depth:
+            return
+        self._depth -= 1
+        if self._depth == 0 and self._fd is not None:
+            _unlock(self._fd)
+            os.close(self._fd)
+            self._fd = None
+
+    @property
+    def held(self) -> bool:
+        return self._depth > 0
+
+    def __enter__(self) -> WriterLock:
+        self.acquire()
+        return self
+
+    def __exit__(
+        self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.release()

@@ -1,0 +1,94 @@
+"""The SQLite schema of the index, and how a connection is opened.
+
+The index is derived data: every row can be rebuilt from the Markdown files. ``meta`` records
+everything that shapes the rows (schema version, tokenizer, chunking); when any of it differs
+from the running configuration the index is rebuilt rather than read with the wrong assumptions.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from memdir.text import FTS_TOKENIZE, fts_document
+
+__all__ = ["SCHEMA_VERSION", "connect", "create_schema"]
+
+SCHEMA_VERSION = 1
+
+_DDL = f"""
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS files (
+    path       TEXT PRIMARY KEY,
+    source     TEXT NOT NULL,
+    hash       TEXT NOT NULL,
+    size       INTEGER NOT NULL,
+    mtime_ns   INTEGER NOT NULL,
+    chunks     INTEGER NOT NULL,
+    indexed_ns INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS chunks (
+    id         INTEGER PRIMARY KEY,
+    path       TEXT NOT NULL,
+    source     TEXT NOT NULL,
+    start_line INTEGER NOT NULL,
+    end_line   INTEGER NOT NULL,
+    hash       TEXT NOT NULL,
+    text       TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS idx_chunks_path ON chunks(path);
+CREATE INDEX IF NOT EXISTS idx_chunks_hash ON chunks(hash);
+-- Contentless: the tokenised body (CJK runs expanded to unigrams + bigrams) is not stored twice.
+-- Rows are deleted with the FTS5 'delete' command, re-deriving the body with memdir_fts(text).
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+    body, content='', tokenize='{FTS_TOKENIZE}'
+);
+-- One float32 vector per chunk for the embedder recorded in meta (see memdir.embed).
+CREATE TABLE IF NOT EXISTS vectors (
+    chunk_id  INTEGER PRIMARY KEY REFERENCES chunks(id) ON DELETE CASCADE,
+    embedding BLOB NOT NULL
+);
+-- Embeddings by content hash, so unchanged text is never embedded twice, across rebuilds too.
+CREATE TABLE IF NOT EXISTS embedding_cache (
+    provider_key TEXT NOT NULL,
+    hash         TEXT NOT NULL,
+    dims         INTEGER NOT NULL,
+    embedding    BLOB NOT NULL,
+    used_at      INTEGER NOT NULL,
+    PRIMARY KEY (provider_key, hash)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS idx_embedding_cache_used ON embedding_cache(used_at);
+-- Files skipped or read with defects during the last sync, for `memdir status`.
+CREATE TABLE IF NOT EXISTS problems (
+    path    TEXT PRIMARY KEY,
+    kind    TEXT NOT NULL,
+    message TEXT NOT NULL
+);
+"""
+
+
+def connect(path: Path, *, durable: bool = True) -> sqlite3.Connection:
+    """Open (creating if needed) an index database in autocommit mode.
+
+    ``durable=False`` is for a temporary rebuild database, which is worthless until it is
+    complete, so it skips the journal and fsyncs.
+    """
+    conn = sqlite3.connect(str(path), timeout=10.0, isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA busy_timeout = 10000")
+    if durable:
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+    else:
+        conn.execute("PRAGMA journal_mode = OFF")
+        conn.execute("PRAGMA synchronous = OFF")
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("PRAGMA temp_store = MEMORY")
+    conn.create_function("memdir_fts", 1, fts_document, deterministic=True)
+    return conn
+
+
+def create_schema(conn: sqlite3.Connection) -> None:
+    conn.executescript(_DDL)

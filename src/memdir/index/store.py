@@ -1,0 +1,378 @@
+"""The index database: files, chunks, FTS5 rows, vectors and the embedding cache.
+
+All SQL that touches the index lives in this package. :class:`Index` owns one connection; it is
+safe to share between threads (calls are serialised by a lock) and between processes (SQLite WAL
+for readers, :class:`~memdir.index.lock.WriterLock` for the single writer).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sqlite3
+import threading
+import time
+import uuid
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+
+from memdir.chunking import Chunk
+from memdir.config import STATE_DIRNAME
+from memdir.errors import StorageError
+from memdir.index.lock import WriterLock
+from memdir.index.schema import SCHEMA_VERSION, connect, create_schema
+from memdir.workspace import Problem
+
+__all__ = ["ChunkRow", "FileRow", "Index", "KeywordRow"]
+
+log = logging.getLogger(__name__)
+
+_SHAPE_KEY = "shape"
+
+
+@dataclass(frozen=True, slots=True)
+class FileRow:
+    path: str
+    source: str
+    hash: str
+    size: int
+    mtime_ns: int
+    chunks: int
+    indexed_ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRow:
+    id: int
+    path: str
+    source: str
+    start_line: int
+    end_line: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class KeywordRow:
+    chunk: ChunkRow
+    rank: float
+
+
+def _is_corruption(exc: sqlite3.DatabaseError) -> bool:
+    text = str(exc).lower()
+    return any(
+        s in text
+        for s in ("not a database", "malformed", "corrupt", "file is encrypted", "disk image")
+    )
+
+
+class Index:
+    """One index database file. Open with :meth:`open`, which repairs a corrupt file."""
+
+    def __init__(self, path: Path, conn: sqlite3.Connection, *, lock: WriterLock) -> None:
+        self.path = path
+        self.conn = conn
+        self.lock = lock
+        self._mutex = threading.RLock()
+        self.recovered_from: str | None = None
+
+    # -- opening -------------------------------------------------------------------------
+    @classmethod
+    def open(cls, path: Path) -> Index:
+        """Open or create the index at ``path``; a corrupt or unreadable file is moved aside."""
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StorageError(f"cannot create index folder {path.parent}: {exc.strerror}") from exc
+        if path.parent.name == STATE_DIRNAME:
+            _write_gitignore(path.parent)
+        lock = WriterLock(path.with_name(path.name + ".lock"))
+        recovered = None
+        try:
+            conn = cls._open_checked(path)
+        except sqlite3.DatabaseError as exc:
+            if not _is_corruption(exc):
+                raise StorageError(f"cannot open index {path}: {exc}") from exc
+            recovered = _move_aside(path, lock)
+            log.warning(
+                "index %s was unreadable (%s); moved to %s and rebuilding from the files",
+                path,
+                exc,
+                recovered,
+            )
+            conn = cls._open_checked(path)
+        index = cls(path, conn, lock=lock)
+        index.recovered_from = recovered
+        index._remove_stale_temp_files()
+        return index
+
+    @staticmethod
+    def _open_checked(path: Path) -> sqlite3.Connection:
+        conn = connect(path)
+        try:
+            if (
+                conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'meta'").fetchone()[0]
+                == 0
+            ):
+                create_schema(conn)
+            conn.execute("SELECT key FROM meta LIMIT 1").fetchall()
+        except sqlite3.DatabaseError:
+            conn.close()
+            raise
+        return conn
+
+    def _remove_stale_temp_files(self) -> None:
+        if not self.lock.acquire(timeout=0):
+            return
+        try:
+            for stale in self.path.parent.glob(self.path.name + ".tmp-*"):
+                with suppress(OSError):
+                    stale.unlink()
+        finally:
+            self.lock.release()
+
+    def close(self) -> None:
+        with self._mutex:
+            try:
+                self.conn.close()
+            finally:
+                self.lock.release()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """``BEGIN IMMEDIATE`` … ``COMMIT``, rolled back on any exception."""
+        with self._mutex:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.conn
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            self.conn.execute("COMMIT")
+
+    def read(self, sql: str, params: Sequence[object] = ()) -> list[tuple]:  # type: ignore[type-arg]
+        with self._mutex:
+            return self.conn.execute(sql, params).fetchall()
+
+    # -- meta ----------------------------------------------------------------------------
+    def get_meta(self, key: str) -> str | None:
+        rows = self.read("SELECT value FROM meta WHERE key = ?", (key,))
+        return rows[0][0] if rows else None
+
+    def set_meta(self, key: str, value: str, conn: sqlite3.Connection | None = None) -> None:
+        (conn or self.conn).execute(
+            "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    def shape(self) -> dict[str, object] | None:
+        raw = self.get_meta(_SHAPE_KEY)
+        return json.loads(raw) if raw else None
+
+    def shape_mismatch(self, wanted: Mapping[str, object]) -> str | None:
+        """Why the index must be rebuilt for ``wanted``, or ``None`` if it fits."""
+        have = self.shape()
+        if have is None:
+            return "no index yet" if not self.file_count() else "index has no recorded shape"
+        full = {"schema": SCHEMA_VERSION, **wanted}
+        for key, value in full.items():
+            if have.get(key) != value:
+                return f"{key} changed from {have.get(key)!r} to {value!r}"
+        return None
+
+    def write_shape(
+        self, wanted: Mapping[str, object], conn: sqlite3.Connection | None = None
+    ) -> None:
+        self.set_meta(
+            _SHAPE_KEY, json.dumps({"schema": SCHEMA_VERSION, **wanted}, sort_keys=True), conn
+        )
+
+    # -- files and chunks ----------------------------------------------------------------
+    def file_rows(self) -> dict[str, FileRow]:
+        rows = self.read("SELECT path, source, hash, size, mtime_ns, chunks, indexed_ns FROM files")
+        return {r[0]: FileRow(*r) for r in rows}
+
+    def file_count(self) -> int:
+        return int(self.read("SELECT count(*) FROM files")[0][0])
+
+    def replace_file(
+        self,
+        conn: sqlite3.Connection,
+        *,
+        path: str,
+        source: str,
+        file_hash: str,
+        size: int,
+        mtime_ns: int,
+        chunks: Sequence[Chunk],
+    ) -> list[int]:
+        """Replace every row of one file; call inside :meth:`transaction`. Returns new chunk ids."""
+        self._delete_chunks(conn, path)
+        ids: list[int] = []
+        for chunk in chunks:
+            cur = conn.execute(
+                "INSERT INTO chunks(path, source, start_line, end_line, hash, text) VALUES (?, ?, ?, ?, ?, ?)",
+                (path, source, chunk.start_line, chunk.end_line, chunk.hash, chunk.text),
+            )
+            chunk_id = int(cur.lastrowid or 0)
+            conn.execute(
+                "INSERT INTO chunks_fts(rowid, body) VALUES (?, memdir_fts(?))",
+                (chunk_id, chunk.text),
+            )
+            ids.append(chunk_id)
+        conn.execute(
+            "INSERT INTO files(path, source, hash, size, mtime_ns, chunks, indexed_ns) VALUES (?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT(path) DO UPDATE SET source=excluded.source, hash=excluded.hash, size=excluded.size,"
+            " mtime_ns=excluded.mtime_ns, chunks=excluded.chunks, indexed_ns=excluded.indexed_ns",
+            (path, source, file_hash, size, mtime_ns, len(chunks), time.time_ns()),
+        )
+        return ids
+
+    def touch_file(self, conn: sqlite3.Connection, path: str, size: int, mtime_ns: int) -> None:
+        conn.execute(
+            "UPDATE files SET size = ?, mtime_ns = ?, indexed_ns = ? WHERE path = ?",
+            (size, mtime_ns, time.time_ns(), path),
+        )
+
+    def remove_file(self, conn: sqlite3.Connection, path: str) -> None:
+        self._delete_chunks(conn, path)
+        conn.execute("DELETE FROM files WHERE path = ?", (path,))
+
+    @staticmethod
+    def _delete_chunks(conn: sqlite3.Connection, path: str) -> None:
+        conn.execute(
+            "INSERT INTO chunks_fts(chunks_fts, rowid, body) SELECT 'delete', id, memdir_fts(text) FROM chunks WHERE path = ?",
+            (path,),
+        )
+        conn.execute("DELETE FROM chunks WHERE path = ?", (path,))
+
+    def set_problems(self, conn: sqlite3.Connection, problems: Iterable[Problem]) -> None:
+        conn.execute("DELETE FROM problems")
+        conn.executemany(
+            "INSERT OR REPLACE INTO problems(path, kind, message) VALUES (?, ?, ?)",
+            [(p.path, p.kind, p.message) for p in problems],
+        )
+
+    def problems(self) -> list[Problem]:
+        return [
+            Problem(*r) for r in self.read("SELECT path, kind, message FROM problems ORDER BY path")
+        ]
+
+    def chunks_by_ids(self, ids: Sequence[int]) -> dict[int, ChunkRow]:
+        out: dict[int, ChunkRow] = {}
+        for start in range(0, len(ids), 500):
+            part = list(ids[start : start + 500])
+            marks = ",".join("?" * len(part))
+            for r in self.read(
+                f"SELECT id, path, source, start_line, end_line, text FROM chunks WHERE id IN ({marks})",
+                part,
+            ):
+                out[r[0]] = ChunkRow(*r)
+        return out
+
+    def read_chunks(self, path: str) -> list[ChunkRow]:
+        rows = self.read(
+            "SELECT id, path, source, start_line, end_line, text FROM chunks WHERE path = ? ORDER BY start_line, id",
+            (path,),
+        )
+        return [ChunkRow(*r) for r in rows]
+
+    # -- keyword search ------------------------------------------------------------------
+    def keyword(
+        self, match: str, limit: int, *, sources: Sequence[str] | None = None
+    ) -> list[KeywordRow]:
+        """FTS5 BM25 search; ``rank`` is FTS5's bm25 (negative, lower is better)."""
+        if sources:
+            marks = ",".join("?" * len(sources))
+            sql = (
+                "SELECT c.id, c.path, c.source, c.start_line, c.end_line, c.text, chunks_fts.rank"
+                " FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid"
+                f" WHERE chunks_fts MATCH ? AND c.source IN ({marks}) ORDER BY chunks_fts.rank LIMIT ?"
+            )
+            params: list[object] = [match, *sources, limit]
+        else:
+            sql = (
+                "SELECT c.id, c.path, c.source, c.start_line, c.end_line, c.text, f.rank"
+                " FROM (SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?) AS f"
+                " JOIN chunks c ON c.id = f.rowid ORDER BY f.rank"
+            )
+            params = [match, limit]
+        try:
+            rows = self.read(sql, params)
+        except sqlite3.OperationalError as exc:
+            raise StorageError(f"keyword search failed for {match!r}: {exc}") from exc
+        return [KeywordRow(ChunkRow(*r[:6]), float(r[6])) for r in rows]
+
+    # -- status --------------------------------------------------------------------------
+    def counts(self) -> dict[str, dict[str, int]]:
+        rows = self.read(
+            "SELECT source, 'files', count(*) FROM files GROUP BY source"
+            " UNION ALL SELECT source, 'chunks', count(*) FROM chunks GROUP BY source"
+        )
+        out: dict[str, dict[str, int]] = {}
+        for source, what, n in rows:
+            out.setdefault(source, {"files": 0, "chunks": 0})[what] = n
+        return out
+
+    # -- full rebuild --------------------------------------------------------------------
+    def new_build(self) -> tuple[Path, sqlite3.Connection]:
+        """A fresh temporary database beside the index, seeded with the embedding cache."""
+        tmp = self.path.with_name(f"{self.path.name}.tmp-{uuid.uuid4().hex[:12]}")
+        conn = connect(tmp, durable=False)
+        create_schema(conn)
+        conn.execute("ATTACH DATABASE ? AS live", (str(self.path),))
+        conn.execute("INSERT INTO main.embedding_cache SELECT * FROM live.embedding_cache")
+        conn.execute("INSERT INTO main.meta SELECT * FROM live.meta WHERE key LIKE 'vectors.%'")
+        conn.execute("DETACH DATABASE live")
+        return tmp, conn
+
+    def install_build(self, tmp: Path, conn: sqlite3.Connection) -> None:
+        """Copy a finished build into the live index in one transaction, then delete it.
+
+        The SQLite backup API writes every page under one write transaction of the live
+        database: readers in other processes keep their snapshot until it commits, and a crash
+        before the commit leaves the previous index exactly as it was. (Renaming a file over a
+        WAL database that other processes have open is not safe, so it is not done.)
+        """
+        try:
+            with self._mutex:
+                conn.backup(self.conn)
+        except sqlite3.Error as exc:
+            raise StorageError(f"cannot install rebuilt index into {self.path}: {exc}") from exc
+        finally:
+            conn.close()
+            _unlink_quietly(tmp)
+
+    @staticmethod
+    def discard_build(tmp: Path, conn: sqlite3.Connection) -> None:
+        conn.close()
+        _unlink_quietly(tmp)
+
+
+def _unlink_quietly(path: Path) -> None:
+    for suffix in ("", "-journal", "-wal", "-shm"):
+        with suppress(FileNotFoundError):
+            os.unlink(str(path) + suffix)
+
+
+def _move_aside(path: Path, lock: WriterLock) -> str:
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    target = path.with_name(f"{path.name}.corrupt-{stamp}")
+    with lock:
+        for suffix in ("", "-wal", "-shm"):
+            src = Path(str(path) + suffix)
+            if src.exists():
+                os.replace(src, str(target) + suffix)
+    return str(target)
+
+
+def _write_gitignore(folder: Path) -> None:
+    """Keep the derived index out of git when the workspace is a repository."""
+    ignore = folder / ".gitignore"
+    if not ignore.exists():
+        with suppress(OSError):
+            ignore.write_text(
+                "# memdir's derived index: rebuilt from the Markdown files at any time\n*\n!config.toml\n!.gitignore\n"
+            )

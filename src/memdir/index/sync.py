@@ -1,0 +1,226 @@
+"""Bring the index up to date with the files: incremental sync and full rebuild.
+
+Incremental sync trusts a file's size and modification time when both match what was indexed
+(and the file was not modified within the same second it was indexed, when the clock could not
+tell two writes apart); otherwise it hashes the content and re-chunks the file only if the hash
+changed. Each file is replaced in its own transaction, so a crash leaves every file either wholly
+old or wholly new. A full rebuild builds a new database beside the index and installs it in one
+transaction (see :meth:`Index.install_build`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import sqlite3
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from memdir.chunking import Chunk, chunk_text, flatten_session
+from memdir.index.store import FileRow, Index
+from memdir.text import TOKENIZER_VERSION
+from memdir.workspace import Problem, SourceFile, Workspace
+
+__all__ = ["Progress", "SyncReport", "index_shape", "sync_index"]
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[str, int, int], None]
+"""Called as ``progress(phase, done, total)``; phases are ``scan``, ``index`` and ``embed``."""
+
+_RACY_NS = 2_000_000_000  # a file modified this close to its indexing time is always re-hashed
+
+
+@dataclass(slots=True)
+class SyncReport:
+    """What one sync did."""
+
+    files_total: int = 0
+    files_indexed: int = 0
+    files_unchanged: int = 0
+    files_removed: int = 0
+    chunks_written: int = 0
+    full_rebuild: bool = False
+    rebuild_reason: str | None = None
+    seconds: float = 0.0
+    problems: list[Problem] = field(default_factory=list)
+    changed_chunk_ids: list[int] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.files_indexed or self.files_removed or self.full_rebuild)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "files_total": self.files_total,
+            "files_indexed": self.files_indexed,
+            "files_unchanged": self.files_unchanged,
+            "files_removed": self.files_removed,
+            "chunks_written": self.chunks_written,
+            "full_rebuild": self.full_rebuild,
+            "rebuild_reason": self.rebuild_reason,
+            "seconds": round(self.seconds, 4),
+            "problems": [
+                {"path": p.path, "kind": p.kind, "message": p.message} for p in self.problems
+            ],
+        }
+
+
+def index_shape(tokens: int, overlap: int) -> dict[str, object]:
+    """Everything that shapes the rows; a difference from the stored shape forces a rebuild."""
+    return {"tokenizer": TOKENIZER_VERSION, "chunk_tokens": tokens, "chunk_overlap": overlap}
+
+
+def _chunks_for(file: SourceFile, text: str, tokens: int, overlap: int) -> list[Chunk]:
+    if file.source == "sessions":
+        session = flatten_session(text)
+        return [session.remap(c) for c in chunk_text(session.text, tokens=tokens, overlap=overlap)]
+    return chunk_text(text, tokens=tokens, overlap=overlap)
+
+
+def _unchanged_by_stat(row: FileRow | None, file: SourceFile) -> bool:
+    if row is None or row.size != file.size or row.mtime_ns != file.mtime_ns:
+        return False
+    return row.indexed_ns - file.mtime_ns > _RACY_NS
+
+
+class _Syncer:
+    def __init__(
+        self,
+        workspace: Workspace,
+        index: Index,
+        tokens: int,
+        overlap: int,
+        progress: Progress | None,
+    ) -> None:
+        self.ws = workspace
+        self.index = index
+        self.tokens = tokens
+        self.overlap = overlap
+        self.progress = progress or (lambda phase, done, total: None)
+        self.report = SyncReport()
+
+    def run(
+        self, conn: sqlite3.Connection | None, rows: Mapping[str, FileRow], *, batch: int
+    ) -> None:
+        """Sync into ``conn`` (a build database) or, when ``None``, into the live index."""
+        found = self.ws.discover()
+        self.report.problems.extend(found.problems)
+        self.report.files_total = len(found.files)
+        self.progress("scan", len(found.files), len(found.files))
+        present = {f.path for f in found.files}
+        pending: list[tuple[SourceFile, str | None, list[Chunk] | None]] = []
+        for n, file in enumerate(found.files, start=1):
+            row = rows.get(file.path)
+            if _unchanged_by_stat(row, file):
+                self.report.files_unchanged += 1
+            else:
+                pending.append(self._prepare(file, row))
+                if len(pending) >= batch:
+                    self._write(conn, pending)
+                    pending = []
+            self.progress("index", n, len(found.files))
+        stale = [p for p in rows if p not in present]
+        self._write(conn, pending, stale=stale)
+
+    def _prepare(
+        self, file: SourceFile, row: FileRow | None
+    ) -> tuple[SourceFile, str | None, list[Chunk] | None]:
+        """Read and chunk a file outside any transaction. ``None`` chunks mean 'only touch'."""
+        read = self.ws.read(file)
+        if read.problem is not None:
+            self.report.problems.append(read.problem)
+            log.warning("%s", read.problem)
+        if read.text is None:
+            return file, None, []  # skipped: drop whatever was indexed for it
+        digest = hashlib.sha256(read.data).hexdigest()
+        if row is not None and row.hash == digest:
+            return file, digest, None
+        return file, digest, _chunks_for(file, read.text, self.tokens, self.overlap)
+
+    def _write(
+        self,
+        conn: sqlite3.Connection | None,
+        pending: list[tuple[SourceFile, str | None, list[Chunk] | None]],
+        *,
+        stale: list[str] | None = None,
+    ) -> None:
+        if conn is None:
+            for item in pending:
+                with self.index.transaction() as live:
+                    self._apply(live, *item)
+            for path in stale or []:
+                with self.index.transaction() as live:
+                    self.index.remove_file(live, path)
+                self.report.files_removed += 1
+            return
+        conn.execute("BEGIN")
+        for item in pending:
+            self._apply(conn, *item)
+        conn.execute("COMMIT")
+
+    def _apply(
+        self,
+        conn: sqlite3.Connection,
+        file: SourceFile,
+        digest: str | None,
+        chunks: list[Chunk] | None,
+    ) -> None:
+        if digest is None:
+            self.index.remove_file(conn, file.path)
+            return
+        if chunks is None:
+            self.index.touch_file(conn, file.path, file.size, file.mtime_ns)
+            self.report.files_unchanged += 1
+            return
+        ids = self.index.replace_file(
+            conn,
+            path=file.path,
+            source=file.source,
+            file_hash=digest,
+            size=file.size,
+            mtime_ns=file.mtime_ns,
+            chunks=chunks,
+        )
+        self.report.files_indexed += 1
+        self.report.chunks_written += len(ids)
+        self.report.changed_chunk_ids.extend(ids)
+
+
+def sync_index(
+    workspace: Workspace,
+    index: Index,
+    *,
+    tokens: int,
+    overlap: int,
+    force: bool = False,
+    progress: Progress | None = None,
+) -> SyncReport:
+    """Bring ``index`` up to date with the files of ``workspace``. Call with the writer lock held."""
+    started = time.perf_counter()
+    shape = index_shape(tokens, overlap)
+    reason = "forced" if force else index.shape_mismatch(shape)
+    syncer = _Syncer(workspace, index, tokens, overlap, progress)
+    if reason is None:
+        syncer.run(None, index.file_rows(), batch=1)
+        with index.transaction() as conn:
+            index.set_problems(conn, syncer.report.problems)
+    else:
+        log.info("full rebuild of %s: %s", index.path, reason)
+        tmp, conn = index.new_build()
+        try:
+            syncer.run(conn, {}, batch=256)
+            conn.execute("BEGIN")
+            index.write_shape(shape, conn)
+            index.set_problems(conn, syncer.report.problems)
+            conn.execute("COMMIT")
+        except BaseException:
+            index.discard_build(tmp, conn)
+            raise
+        index.install_build(tmp, conn)
+        syncer.report.full_rebuild = True
+        syncer.report.rebuild_reason = reason
+        syncer.report.changed_chunk_ids = []
+    syncer.report.seconds = time.perf_counter() - started
+    return syncer.report

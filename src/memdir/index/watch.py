@@ -1,0 +1,148 @@
+"""Watch the memory files and re-index shortly after they change.
+
+Uses ``watchdog`` (in a measured burst it reported every file created right after ``mkdir -p``,
+where ``watchfiles`` missed some). Events only mark the index dirty and (re)start a debounce
+timer; when no event has arrived for ``debounce_s`` the ``on_settled`` callback runs a sync. A
+periodic rescan catches anything the operating system did not report (network filesystems,
+overflowed event queues). Editors that save by renaming a temp file over the original produce
+move events, which are handled like any other change.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.observers import Observer
+
+from memdir.workspace import IGNORED_DIRS, Workspace, is_markdown_name
+
+__all__ = ["Watcher"]
+
+log = logging.getLogger(__name__)
+
+
+def _relevant(path: str, *, sessions: bool) -> bool:
+    parts = Path(path).parts
+    if any(p in IGNORED_DIRS for p in parts):
+        return False
+    name = parts[-1] if parts else ""
+    if is_markdown_name(name):
+        return True
+    if sessions and ".jsonl" in name:
+        return True
+    return "." not in name  # a folder (or an extension-less path): may hold Markdown
+
+
+class _Handler(FileSystemEventHandler):
+    def __init__(self, watcher: Watcher) -> None:
+        self.watcher = watcher
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        if event.event_type in ("opened", "closed_no_write"):
+            return
+        paths = [str(event.src_path)]
+        dest = getattr(event, "dest_path", "")
+        if dest:
+            paths.append(str(dest))
+        if any(_relevant(p, sessions=self.watcher.sessions) for p in paths):
+            self.watcher.poke()
+
+
+class Watcher:
+    """Background watching of one workspace; call :meth:`start` and :meth:`stop`."""
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        *,
+        on_change: Callable[[], None],
+        on_settled: Callable[[], None],
+        debounce_s: float = 0.5,
+        rescan_s: float = 300.0,
+    ) -> None:
+        self.workspace = workspace
+        self.on_change = on_change
+        self.on_settled = on_settled
+        self.debounce_s = debounce_s
+        self.rescan_s = rescan_s
+        self.sessions = "sessions" in workspace.sources
+        self._observer = Observer()
+        self._timer: threading.Timer | None = None
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._rescanner: threading.Thread | None = None
+
+    @property
+    def alive(self) -> bool:
+        return self._observer.is_alive() and not self._stop.is_set()
+
+    def _targets(self) -> list[tuple[Path, bool]]:
+        """Folders to watch: the workspace root (not recursive: root files and memory/ appear
+        there) plus memory/ and each extra folder recursively."""
+        targets: list[tuple[Path, bool]] = [(self.workspace.root, False)]
+        memory = self.workspace.root / "memory"
+        if memory.is_dir():
+            targets.append((memory, True))
+        for extra in self.workspace.extra_paths:
+            if extra.is_dir():
+                targets.append((extra, True))
+            elif extra.parent.is_dir():
+                targets.append((extra.parent, False))
+        if self.sessions and self.workspace.sessions_dir.is_dir():
+            targets.append((self.workspace.sessions_dir, False))
+        return targets
+
+    def start(self) -> None:
+        handler = _Handler(self)
+        for folder, recursive in self._targets():
+            self._observer.schedule(handler, str(folder), recursive=recursive)
+        self._observer.daemon = True
+        self._observer.start()
+        if self.rescan_s > 0:
+            self._rescanner = threading.Thread(
+                target=self._rescan_loop, name="memdir-rescan", daemon=True
+            )
+            self._rescanner.start()
+
+    def poke(self) -> None:
+        """An event arrived: mark dirty now, sync once things have been quiet for a moment."""
+        self.on_change()
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+            if self._stop.is_set():
+                return
+            self._timer = threading.Timer(self.debounce_s, self._settled)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _settled(self) -> None:
+        if self._stop.is_set():
+            return
+        memory = self.workspace.root / "memory"
+        if memory.is_dir() and not any(
+            str(e.watch.path) == str(memory) for e in self._observer.emitters
+        ):
+            # memory/ was created after we started: watch it from now on.
+            self._observer.schedule(_Handler(self), str(memory), recursive=True)
+        try:
+            self.on_settled()
+        except Exception:  # a failed background sync must not kill the watcher thread
+            log.exception("background sync after a file change failed")
+
+    def _rescan_loop(self) -> None:
+        while not self._stop.wait(self.rescan_s):
+            self.poke()
+
+    def stop(self) -> None:
+        self._stop.set()
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+        self._observer.stop()
+        if self._observer.is_alive():
+            self._observer.join(timeout=5)

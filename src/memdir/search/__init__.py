@@ -1,0 +1,18 @@
+"""Search: keyword (FTS5 BM25), vector, hybrid merge, MMR and temporal decay."""
+
+from memdir.search.engine import MODES, SearchSettings, VectorSearcher, run_search
+from memdir.search.keyword import bm25_rank_to_score, keyword_search
+from memdir.search.results import SearchResponse, SearchResult, citation_for, make_snippet
+
+__all__ = [
+    "MODES",
+    "SearchResponse",
+    "SearchResult",
+    "SearchSettings",
+    "VectorSearcher",
+    "bm25_rank_to_score",
+    "citation_for",
+    "keyword_search",
+    "make_snippet",
+    "run_search",
+]

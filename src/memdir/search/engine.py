@@ -1,0 +1,200 @@
+"""The search pipeline: keyword and/or vector candidates → merge → decay → sort → MMR → floor."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from memdir.config import Config
+from memdir.errors import EmbeddingError, UsageError
+from memdir.index import Index
+from memdir.search.decay import decay_multiplier, timestamp_for
+from memdir.search.hybrid import Candidate, merge
+from memdir.search.keyword import keyword_search
+from memdir.search.results import SearchResponse, SearchResult, citation_for, make_snippet
+
+__all__ = ["MODES", "SearchSettings", "VectorSearcher", "run_search"]
+
+MODES = ("hybrid", "keyword", "vector")
+
+
+class VectorSearcher(Protocol):
+    """Finds chunks by meaning. Raises :class:`EmbeddingError` when the embedder fails."""
+
+    def search(self, query: str, limit: int) -> list[tuple[int, float]]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class SearchSettings:
+    max_results: int = 6
+    min_score: float = 0.35
+    mode: str = "hybrid"
+    candidate_multiplier: int = 4
+    vector_weight: float = 0.7
+    text_weight: float = 0.3
+    snippet_chars: int = 700
+    mmr_enabled: bool = False
+    mmr_lambda: float = 0.7
+    decay_enabled: bool = False
+    half_life_days: float = 30.0
+
+    @classmethod
+    def from_config(cls, config: Config) -> SearchSettings:
+        return cls(
+            max_results=config["search.max_results"],
+            min_score=config["search.min_score"],
+            mode=config["search.mode"],
+            candidate_multiplier=config["search.candidate_multiplier"],
+            vector_weight=config["search.vector_weight"],
+            text_weight=config["search.text_weight"],
+            snippet_chars=config["search.snippet_chars"],
+            mmr_enabled=config["search.mmr.enabled"],
+            mmr_lambda=config["search.mmr.lambda"],
+            decay_enabled=config["search.decay.enabled"],
+            half_life_days=config["search.decay.half_life_days"],
+        )
+
+    def replace(self, **changes: Any) -> SearchSettings:
+        values = {name: getattr(self, name) for name in self.__slots__}  # type: ignore[attr-defined]
+        values.update({k: v for k, v in changes.items() if v is not None})
+        return SearchSettings(**values)
+
+
+def _apply_decay(
+    candidates: list[Candidate],
+    rows: dict[int, Any],
+    settings: SearchSettings,
+    workspace: Path,
+    abs_path_for: Callable[[str, str], Path | None],
+    now: float,
+) -> None:
+    stamps: dict[tuple[str, str], float | None] = {}
+    for c in candidates:
+        row = rows.get(c.chunk_id)
+        if row is None:
+            continue
+        key = (row.source, row.path)
+        if key not in stamps:
+            stamps[key] = timestamp_for(
+                row.path, row.source, workspace, abs_path=abs_path_for(row.path, row.source)
+            )
+        ts = stamps[key]
+        if ts is not None:
+            c.score *= decay_multiplier((now - ts) / 86_400.0, settings.half_life_days)
+
+
+def run_search(
+    index: Index,
+    query: str,
+    settings: SearchSettings,
+    *,
+    workspace: Path,
+    vectors: VectorSearcher | None = None,
+    vectors_unavailable: str | None = None,
+    stopwords: frozenset[str] = frozenset(),
+    abs_path_for: Callable[[str, str], Path | None] = lambda path, source: None,
+    rerank: Callable[[list[Candidate], dict[int, Any], SearchSettings], list[Candidate]]
+    | None = None,
+    sources: Sequence[str] | None = None,
+    now: float | None = None,
+) -> SearchResponse:
+    """Search ``index``; never raises for a failing embedder (it degrades to keyword, with a warning)."""
+    started = time.perf_counter()
+    text = query.strip() if isinstance(query, str) else ""
+    if not text:
+        raise UsageError("query is empty")
+    if settings.mode not in MODES:
+        raise UsageError(f"unknown search mode {settings.mode!r}; use one of {', '.join(MODES)}")
+    warnings: list[str] = []
+    mode = settings.mode
+    if mode != "keyword" and vectors is None:
+        warnings.append(
+            f"vector search unavailable ({vectors_unavailable or 'no embedder configured'}); used keyword search"
+        )
+        mode = "keyword"
+    limit = min(200, max(1, settings.max_results * settings.candidate_multiplier))
+    keyword_hits: list[tuple[int, float]] = []
+    if mode != "vector":
+        keyword_hits = [
+            (row.chunk.id, score)
+            for row, score in keyword_search(
+                index, text, limit, sources=list(sources) if sources else None, stopwords=stopwords
+            )
+        ]
+    vector_hits: list[tuple[int, float]] = []
+    if mode != "keyword" and vectors is not None:
+        try:
+            vector_hits = vectors.search(text, limit)
+        except EmbeddingError as exc:
+            warnings.append(f"vector search failed ({exc}); used keyword search")
+            if mode == "vector":
+                keyword_hits = [
+                    (row.chunk.id, s)
+                    for row, s in keyword_search(index, text, limit, stopwords=stopwords)
+                ]
+            mode = "keyword"
+    if mode == "keyword":
+        candidates = merge([], keyword_hits, vector_weight=0.0, text_weight=1.0)
+    elif mode == "vector":
+        candidates = merge(vector_hits, [], vector_weight=1.0, text_weight=0.0)
+    else:
+        candidates = merge(
+            vector_hits,
+            keyword_hits,
+            vector_weight=settings.vector_weight,
+            text_weight=settings.text_weight,
+        )
+    rows = index.chunks_by_ids([c.chunk_id for c in candidates])
+    if sources:
+        candidates = [
+            c for c in candidates if c.chunk_id in rows and rows[c.chunk_id].source in sources
+        ]
+    if settings.decay_enabled:
+        _apply_decay(
+            candidates,
+            rows,
+            settings,
+            workspace,
+            abs_path_for,
+            now if now is not None else time.time(),
+        )
+    candidates.sort(
+        key=lambda c: (-c.score, rows[c.chunk_id].path if c.chunk_id in rows else "", c.chunk_id)
+    )
+    if rerank is not None and settings.mmr_enabled:
+        candidates = rerank(candidates, rows, settings)
+    kept = [c for c in candidates if c.score >= settings.min_score]
+    if not kept and mode == "hybrid" and keyword_hits:
+        # An exact word match scores at most text_weight in hybrid mode; keep such matches
+        # above a floor the weights could never reach (spec §6.1, upstream #29112).
+        floor = min(settings.min_score, settings.text_weight)
+        kept = [c for c in candidates if c.in_keyword and c.score >= floor]
+    results = []
+    for c in kept[: settings.max_results]:
+        row = rows.get(c.chunk_id)
+        if row is None:
+            continue
+        results.append(
+            SearchResult(
+                path=row.path,
+                start_line=row.start_line,
+                end_line=row.end_line,
+                score=c.score,
+                snippet=make_snippet(row.text, settings.snippet_chars),
+                source=row.source,
+                citation=citation_for(row.path, row.start_line, row.end_line),
+                vector_score=c.vector_score if c.in_vector else None,
+                text_score=c.text_score if c.in_keyword else None,
+            )
+        )
+    return SearchResponse(
+        query=text,
+        results=tuple(results),
+        mode=mode,
+        requested_mode=settings.mode,
+        warnings=tuple(warnings),
+        elapsed_ms=(time.perf_counter() - started) * 1000,
+    )

@@ -1,0 +1,82 @@
+"""Search results, in the one shape the API, the CLI's ``--json`` and the agent tools all return."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+__all__ = ["SearchResponse", "SearchResult", "citation_for", "make_snippet"]
+
+
+def citation_for(path: str, start_line: int, end_line: int) -> str:
+    """``path#L5`` for one line, ``path#L5-L7`` for a range."""
+    return (
+        f"{path}#L{start_line}" if start_line == end_line else f"{path}#L{start_line}-L{end_line}"
+    )
+
+
+def make_snippet(text: str, limit: int) -> str:
+    """At most ``limit`` characters of a chunk, never cutting a surrogate pair."""
+    return text if len(text) <= limit else text[:limit]
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """One hit: a chunk of a file, lines ``start_line``..``end_line`` (1-based, inclusive)."""
+
+    path: str
+    start_line: int
+    end_line: int
+    score: float
+    snippet: str
+    source: str
+    citation: str
+    vector_score: float | None = None
+    text_score: float | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {
+            "path": self.path,
+            "start_line": self.start_line,
+            "end_line": self.end_line,
+            "score": round(self.score, 6),
+            "snippet": self.snippet,
+            "source": self.source,
+            "citation": self.citation,
+        }
+        if self.vector_score is not None:
+            out["vector_score"] = round(self.vector_score, 6)
+        if self.text_score is not None:
+            out["text_score"] = round(self.text_score, 6)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResponse:
+    """Results plus how they were found. Iterates, indexes and ``len()``s like its result list."""
+
+    query: str
+    results: tuple[SearchResult, ...]
+    mode: str
+    requested_mode: str
+    warnings: tuple[str, ...] = field(default_factory=tuple)
+    elapsed_ms: float = 0.0
+
+    def __iter__(self) -> Iterator[SearchResult]:
+        return iter(self.results)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def __getitem__(self, i: int) -> SearchResult:
+        return self.results[i]
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "query": self.query,
+            "mode": self.mode,
+            "requested_mode": self.requested_mode,
+            "warnings": list(self.warnings),
+            "elapsed_ms": round(self.elapsed_ms, 3),
+            "results": [r.to_dict() for r in self.results],
+        }

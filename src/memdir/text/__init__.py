@@ -1,0 +1,23 @@
+"""Text handling shared across memdir: tokens for FTS5 and chunk sizing, keywords, similarity."""
+
+from memdir.text.tokens import (
+    FTS_TOKENIZE,
+    TOKENIZER_VERSION,
+    fts_document,
+    fts_query,
+    fts_query_terms,
+    is_cjk_char,
+    weighted_length,
+    word_tokens,
+)
+
+__all__ = [
+    "FTS_TOKENIZE",
+    "TOKENIZER_VERSION",
+    "fts_document",
+    "fts_query",
+    "fts_query_terms",
+    "is_cjk_char",
+    "weighted_length",
+    "word_tokens",
+]
