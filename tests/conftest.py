@@ -1,0 +1,55 @@
+"""Fixtures shared by the whole suite.
+
+Every test runs with the ``MEMDIR_*`` variables of the developer's shell removed and
+``MEMDIR_HOME`` pointed at a temporary folder, so no test reads or writes real user settings.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+WriteFile = Callable[..., Path]
+
+
+@pytest.fixture(autouse=True)
+def memdir_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Hermetic settings: no inherited ``MEMDIR_*`` variable, ``MEMDIR_HOME`` in a temp folder."""
+    with pytest.MonkeyPatch.context() as mp:
+        for name in list(os.environ):
+            if name.startswith("MEMDIR_"):
+                mp.delenv(name)
+        mp.setenv("MEMDIR_HOME", str(tmp_path_factory.mktemp("memdir-home")))
+        yield
+
+
+def _write(root: Path, rel: str, text: str | bytes = "") -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def write() -> WriteFile:
+    """``write(root, "memory/a.md", "text")``: create the file (and its folders), return its path."""
+    return _write
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """A small workspace: MEMORY.md and three notes under memory/, each with a unique word."""
+    ws = tmp_path / "ws"
+    _write(ws, "MEMORY.md", "# Memory\n\nAlpha decision: we chose PostgreSQL for billing.\n")
+    _write(ws, "memory/2026-01-12.md", "# 2026-01-12\n\n- Met Bob about the quokka migration.\n")
+    _write(
+        ws, "memory/2026-01-13.md", "# 2026-01-13\n\n- Deploy moved to Tuesday; zebrafish test.\n"
+    )
+    _write(ws, "memory/projects/billing.md", "# Billing\n\nInvoices use the narwhal exporter.\n")
+    return ws
