@@ -23,9 +23,13 @@ from types import TracebackType
 from typing import Any
 
 from memdir.config import Config, load_config
-from memdir.errors import NotFoundError, StorageError, UsageError, WorkspaceError
+from memdir.embed import Embedder, EmbeddingSettings, select_embedder
+from memdir.embed.fill import FillReport, fill_vectors
+from memdir.errors import EmbeddingError, NotFoundError, StorageError, UsageError, WorkspaceError
 from memdir.index import Index, Progress, SyncReport, sync_index
+from memdir.redact import Redactor
 from memdir.search import SearchResponse, SearchSettings, run_search
+from memdir.search.vector import VectorMatrix, VectorSearch
 from memdir.workspace import Workspace, decode_text
 
 __all__ = ["AsyncMemory", "FileSlice", "Memory"]
@@ -86,6 +90,15 @@ class Memory:
         self._last_report: SyncReport | None = None
         self._closed = False
         self._sync_mutex = threading.Lock()
+        self.embedding_settings = _embedding_settings(self.config)
+        self._embedder: Embedder | None = None
+        self._embedder_reason: str | None = None
+        self._embedder_lock = threading.Lock()
+        self._matrix = VectorMatrix()
+        self._vector_error: str | None = None
+        self._last_fill: FillReport | None = None
+        self._fill_thread: threading.Thread | None = None
+        self._redactor = Redactor() if self.config["embedding.redact"] else None
 
     # -- lifecycle -------------------------------------------------------------------------
     def close(self) -> None:
@@ -94,6 +107,8 @@ class Memory:
             return
         self._closed = True
         self.stop_watching()
+        if self._fill_thread is not None:
+            self._fill_thread.join()
         self.index.close()
 
     def __enter__(self) -> Memory:
@@ -109,17 +124,88 @@ class Memory:
             raise UsageError("this Memory is closed")
 
     # -- indexing --------------------------------------------------------------------------
-    def sync(self, *, force: bool = False, progress: Progress | None = None) -> SyncReport:
-        """Bring the index up to date with the files; ``force`` rebuilds it from scratch."""
+    def sync(
+        self, *, force: bool = False, progress: Progress | None = None, embed: bool = True
+    ) -> SyncReport:
+        """Bring the index up to date with the files; ``force`` rebuilds it from scratch.
+
+        With ``embed`` (the default) every chunk still missing a vector is then embedded; if the
+        embedder fails, the text index is still updated and ``report.vectors["error"]`` says why.
+        """
         self._check_open()
         if not self.index.lock.acquire(timeout=_SYNC_LOCK_WAIT_S):
             raise StorageError(
                 f"another process has held {self.index.lock.path} for {_SYNC_LOCK_WAIT_S:.0f}s; try again later"
             )
         try:
-            return self._sync_locked(force=force, progress=progress)
+            report = self._sync_locked(force=force, progress=progress)
         finally:
             self.index.lock.release()
+        if embed:
+            fill = self._fill(progress=progress)
+            if fill is not None:
+                report.vectors = fill.to_dict()
+        return report
+
+    # -- embeddings ------------------------------------------------------------------------
+    def embedder(self) -> Embedder | None:
+        """The embedder in use, created on first use; ``None`` means keyword search only."""
+        with self._embedder_lock:
+            if self._embedder is None and self._embedder_reason is None:
+                try:
+                    selection = select_embedder(self.embedding_settings)
+                except EmbeddingError as exc:
+                    self._embedder_reason = f"{self.embedding_settings.provider} unavailable: {exc}"
+                    log.warning("%s", self._embedder_reason)
+                else:
+                    self._embedder, self._embedder_reason = selection.embedder, selection.reason
+            return self._embedder
+
+    def _prepare(self, texts: list[str]) -> list[str]:
+        """Redact text before it leaves the machine (hosted providers only)."""
+        embedder = self._embedder
+        if self._redactor is None or embedder is None or embedder.provider == "local":
+            return texts
+        return [self._redactor.redact(t) for t in texts]
+
+    def _fill(
+        self, *, progress: Progress | None = None, max_chunks: int | None = None
+    ) -> FillReport | None:
+        embedder = self.embedder()
+        if embedder is None:
+            return None
+        report = fill_vectors(
+            self.index, embedder, prepare=self._prepare, progress=progress, max_chunks=max_chunks
+        )
+        self._last_fill = report
+        self._vector_error = report.error
+        if report.error is None and max_chunks is None:
+            self.index.cache_evict(self.config["embedding.cache_max_entries"])
+            self.index.compact_vector_log()
+        return report
+
+    def _fill_in_background(self) -> None:
+        if self._fill_thread is not None and self._fill_thread.is_alive():
+            return
+
+        def run() -> None:
+            try:
+                self._fill()
+            except Exception:  # the next sync retries; never kill the caller's process
+                log.exception("background embedding failed")
+
+        self._fill_thread = threading.Thread(target=run, name="memdir-embed", daemon=True)
+        self._fill_thread.start()
+
+    def _vector_searcher(self) -> tuple[VectorSearch | None, str | None]:
+        embedder = self.embedder()
+        if embedder is None:
+            return None, self._embedder_reason
+        if self.index.vector_state().count == 0:
+            return None, self._vector_error or "no chunk has been embedded yet"
+        return VectorSearch(
+            self.index, embedder, self._matrix, prepare=lambda q: self._prepare([q])[0]
+        ), None
 
     def _sync_locked(self, *, force: bool, progress: Progress | None) -> SyncReport:
         with self._sync_mutex:
@@ -153,7 +239,25 @@ class Memory:
             self._sync_locked(force=False, progress=None)
         finally:
             self.index.lock.release()
-        return []
+        return self._refresh_vectors()
+
+    def _refresh_vectors(self) -> list[str]:
+        """Embed a few new chunks now; leave a large backlog to a background thread."""
+        if self.settings.mode == "keyword" or self.embedder() is None:
+            return []
+        missing = self.index.count_missing_vectors()
+        if missing == 0:
+            return []
+        limit = self.config["embedding.sync_limit"]
+        if missing <= limit:
+            self._fill(max_chunks=limit)
+            missing = self.index.count_missing_vectors()
+            if missing == 0:
+                return []
+        self._fill_in_background()
+        return [
+            f"{missing} chunks are not embedded yet (embedding in the background); vector results may be incomplete"
+        ]
 
     # -- search ----------------------------------------------------------------------------
     def search(
@@ -164,9 +268,14 @@ class Memory:
         min_score: float | None = None,
         mode: str | None = None,
         sources: Sequence[str] | None = None,
+        path_filter: Callable[[str, str], bool] | None = None,
         refresh: bool = True,
     ) -> SearchResponse:
-        """Search memory. Iterating the response yields :class:`~memdir.search.SearchResult`."""
+        """Search memory. Iterating the response yields :class:`~memdir.search.SearchResult`.
+
+        ``sources`` limits results to ``"memory"`` and/or ``"sessions"``; ``path_filter(path,
+        source)`` drops every result for which it returns False (scopes and namespaces use it).
+        """
         self._check_open()
         if not isinstance(query, str) or not query.strip():
             raise UsageError("query is empty")
@@ -174,17 +283,21 @@ class Memory:
             raise UsageError(f"max_results must be between 1 and 1000, got {max_results}")
         if min_score is not None and not 0.0 <= min_score <= 1.0:
             raise UsageError(f"min_score must be between 0 and 1, got {min_score}")
-        warnings = self._refresh() if refresh else []
         settings = self.settings.replace(max_results=max_results, min_score=min_score, mode=mode)
+        warnings = self._refresh() if refresh else []
+        vectors, unavailable = (
+            (None, None) if settings.mode == "keyword" else self._vector_searcher()
+        )
         response = run_search(
             self.index,
             query,
             settings,
             workspace=self.config.workspace,
-            vectors=None,
-            vectors_unavailable="semantic search is not set up",
+            vectors=vectors,
+            vectors_unavailable=unavailable,
             abs_path_for=self._abs_path_for,
             sources=sources,
+            path_filter=path_filter,
         )
         if warnings:
             response = SearchResponse(
@@ -241,6 +354,8 @@ class Memory:
         """Counts, settings and problems; the same object ``memdir status --json`` prints."""
         self._check_open()
         counts = self.index.counts()
+        vstate = self.index.vector_state()
+        embedder = self._embedder
         return {
             "workspace": str(self.config.workspace),
             "index_path": str(self.index.path),
@@ -250,6 +365,19 @@ class Memory:
             "sources": counts,
             "shape": self.index.shape(),
             "search_mode": self.settings.mode,
+            "embedding": {
+                "provider": embedder.provider if embedder else self.embedding_settings.provider,
+                "model": embedder.model if embedder else (self.embedding_settings.model or None),
+                "selected": self._embedder_reason,
+                "dims": vstate.dims,
+                "vectors": vstate.count,
+                "missing": self.index.count_missing_vectors(),
+                "cache_entries": self.index.cache_size(),
+                "cache_max_entries": self.config["embedding.cache_max_entries"],
+                "matrix_bytes": self._matrix.nbytes,
+                "degraded": self._vector_error or (None if embedder else self._embedder_reason),
+                "last_fill": self._last_fill.to_dict() if self._last_fill else None,
+            },
             "dirty": self._dirty,
             "watching": bool(self._watcher is not None and self._watcher.alive),
             "recovered_from": self.index.recovered_from,
@@ -291,6 +419,17 @@ class Memory:
         if self._watcher is not None:
             self._watcher.stop()
             self._watcher = None
+
+
+def _embedding_settings(config: Config) -> EmbeddingSettings:
+    return EmbeddingSettings(
+        provider=config["embedding.provider"],
+        model=config["embedding.model"],
+        base_url=config["embedding.base_url"] or None,
+        api_key_env=config["embedding.api_key_env"] or None,
+        timeout_s=config["embedding.timeout_s"],
+        fallback=config["embedding.fallback"],
+    )
 
 
 class AsyncMemory:

@@ -480,6 +480,10 @@ def demo(directory: Path | None, keep: bool) -> None:
             shutil.rmtree(target, ignore_errors=True)
 
 
+# Agent-facing commands (serve, tools, prompt, write) live in their own module.
+from memdir import cli_agent  # noqa: E402,F401
+
+
 def main() -> None:
     """Entry point of the ``memdir`` console script."""
     cli(prog_name="memdir")

@@ -199,6 +199,32 @@ SETTINGS: tuple[Setting, ...] = (
         _at_least(0.1),
     ),
     Setting(
+        "embedding.fallback",
+        "none",
+        str,
+        "Provider to use when the configured one cannot be created (e.g. local).",
+    ),
+    Setting(
+        "embedding.cache_max_entries",
+        200_000,
+        int,
+        "Embeddings kept in the cache; least recently used beyond this are evicted.",
+        _at_least(0),
+    ),
+    Setting(
+        "embedding.sync_limit",
+        64,
+        int,
+        "A search embeds up to this many new chunks itself; more are embedded in the background.",
+        _at_least(0),
+    ),
+    Setting(
+        "embedding.redact",
+        True,
+        bool,
+        "Mask secrets and personal data in text sent to hosted embedding providers.",
+    ),
+    Setting(
         "sync.watch_debounce_ms",
         500,
         int,

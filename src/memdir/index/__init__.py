@@ -1,7 +1,7 @@
 """The SQLite index: schema, incremental sync, atomic rebuild and the file watcher."""
 
 from memdir.index.lock import WriterLock
-from memdir.index.store import ChunkRow, FileRow, Index, KeywordRow
+from memdir.index.store import ChunkRow, FileRow, Index, KeywordRow, VectorState
 from memdir.index.sync import Progress, SyncReport, index_shape, sync_index
 
 __all__ = [
@@ -11,6 +11,7 @@ __all__ = [
     "KeywordRow",
     "Progress",
     "SyncReport",
+    "VectorState",
     "WriterLock",
     "index_shape",
     "sync_index",

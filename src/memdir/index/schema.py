@@ -30,8 +30,9 @@ CREATE TABLE IF NOT EXISTS files (
     chunks     INTEGER NOT NULL,
     indexed_ns INTEGER NOT NULL
 );
+-- AUTOINCREMENT: chunk ids are never reused, so an in-memory vector matrix can follow changes.
 CREATE TABLE IF NOT EXISTS chunks (
-    id         INTEGER PRIMARY KEY,
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
     path       TEXT NOT NULL,
     source     TEXT NOT NULL,
     start_line INTEGER NOT NULL,
@@ -46,11 +47,21 @@ CREATE INDEX IF NOT EXISTS idx_chunks_hash ON chunks(hash);
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     body, content='', tokenize='{FTS_TOKENIZE}'
 );
--- One float32 vector per chunk for the embedder recorded in meta (see memdir.embed).
+-- One little-endian float32 vector per chunk, for the embedder recorded in meta
+-- ('vectors.provider_key'). `seq` grows with every write and `vector_log` records deletions,
+-- so a process holding the vectors in memory can catch up by reading only what is new.
 CREATE TABLE IF NOT EXISTS vectors (
-    chunk_id  INTEGER PRIMARY KEY REFERENCES chunks(id) ON DELETE CASCADE,
+    seq       INTEGER PRIMARY KEY AUTOINCREMENT,
+    chunk_id  INTEGER NOT NULL UNIQUE REFERENCES chunks(id) ON DELETE CASCADE,
     embedding BLOB NOT NULL
 );
+CREATE TABLE IF NOT EXISTS vector_log (
+    seq      INTEGER PRIMARY KEY AUTOINCREMENT,
+    chunk_id INTEGER NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS vectors_deleted AFTER DELETE ON vectors BEGIN
+    INSERT INTO vector_log(chunk_id) VALUES (old.chunk_id);
+END;
 -- Embeddings by content hash, so unchanged text is never embedded twice, across rebuilds too.
 CREATE TABLE IF NOT EXISTS embedding_cache (
     provider_key TEXT NOT NULL,

@@ -26,7 +26,7 @@ from memdir.index.lock import WriterLock
 from memdir.index.schema import SCHEMA_VERSION, connect, create_schema
 from memdir.workspace import Problem
 
-__all__ = ["ChunkRow", "FileRow", "Index", "KeywordRow"]
+__all__ = ["ChunkRow", "FileRow", "Index", "KeywordRow", "VectorState"]
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +52,17 @@ class ChunkRow:
     start_line: int
     end_line: int
     text: str
+
+
+@dataclass(frozen=True, slots=True)
+class VectorState:
+    provider_key: str | None
+    model: str | None
+    dims: int | None
+    generation: str
+    vector_seq: int
+    log_seq: int
+    count: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,6 +316,124 @@ class Index:
             raise StorageError(f"keyword search failed for {match!r}: {exc}") from exc
         return [KeywordRow(ChunkRow(*r[:6]), float(r[6])) for r in rows]
 
+    # -- vectors -------------------------------------------------------------------------
+    def vector_state(self) -> VectorState:
+        """Which embedder the stored vectors belong to, and how far they have been written."""
+        meta = dict(self.read("SELECT key, value FROM meta WHERE key LIKE 'vectors.%'"))
+        (vec_seq, log_seq, count) = self.read(
+            "SELECT (SELECT coalesce(max(seq), 0) FROM vectors), (SELECT coalesce(max(seq), 0) FROM vector_log),"
+            " (SELECT count(*) FROM vectors)"
+        )[0]
+        return VectorState(
+            provider_key=meta.get("vectors.provider_key"),
+            model=meta.get("vectors.model"),
+            dims=int(meta["vectors.dims"]) if meta.get("vectors.dims") else None,
+            generation=meta.get("vectors.generation", ""),
+            vector_seq=int(vec_seq),
+            log_seq=int(log_seq),
+            count=int(count),
+        )
+
+    def reset_vectors(self, *, provider_key: str, model: str, dims: int | None) -> None:
+        """Drop every vector and record the embedder that the next ones will come from."""
+        with self.transaction() as conn:
+            conn.execute("DELETE FROM vectors")
+            conn.execute("DELETE FROM vector_log")
+            self.set_meta("vectors.provider_key", provider_key, conn)
+            self.set_meta("vectors.model", model, conn)
+            self.set_meta("vectors.dims", str(dims or ""), conn)
+            self.set_meta("vectors.generation", uuid.uuid4().hex, conn)
+
+    def chunks_missing_vectors(self, limit: int) -> list[tuple[int, str, str]]:
+        """``(chunk id, hash, text)`` of chunks with no vector yet, oldest first."""
+        return [
+            (int(r[0]), r[1], r[2])
+            for r in self.read(
+                "SELECT c.id, c.hash, c.text FROM chunks c LEFT JOIN vectors v ON v.chunk_id = c.id"
+                " WHERE v.chunk_id IS NULL ORDER BY c.id LIMIT ?",
+                (limit,),
+            )
+        ]
+
+    def count_missing_vectors(self) -> int:
+        return int(
+            self.read("SELECT (SELECT count(*) FROM chunks) - (SELECT count(*) FROM vectors)")[0][0]
+        )
+
+    def write_vectors(self, conn: sqlite3.Connection, rows: Iterable[tuple[int, bytes]]) -> int:
+        """Insert vectors for chunks that still exist (a chunk deleted meanwhile is skipped)."""
+        cur = conn.executemany(
+            "INSERT OR REPLACE INTO vectors(chunk_id, embedding)"
+            " SELECT ?, ? WHERE EXISTS (SELECT 1 FROM chunks WHERE id = ?)",
+            [(cid, blob, cid) for cid, blob in rows],
+        )
+        return int(cur.rowcount)
+
+    def vectors_since(self, seq: int) -> list[tuple[int, int, bytes]]:
+        """``(seq, chunk id, blob)`` written after ``seq``."""
+        return self.read(
+            "SELECT seq, chunk_id, embedding FROM vectors WHERE seq > ? ORDER BY seq", (seq,)
+        )
+
+    def vector_deletions_since(self, seq: int) -> list[tuple[int, int]]:
+        return self.read("SELECT seq, chunk_id FROM vector_log WHERE seq > ? ORDER BY seq", (seq,))
+
+    def compact_vector_log(self, keep_below: int = 100_000) -> None:
+        """The deletion log only has to outlive readers; past a size, start a new generation."""
+        if self.read("SELECT count(*) FROM vector_log")[0][0] <= keep_below:
+            return
+        with self.transaction() as conn:
+            conn.execute("DELETE FROM vector_log")
+            self.set_meta("vectors.generation", uuid.uuid4().hex, conn)
+
+    # -- embedding cache -------------------------------------------------------------------
+    def cache_get(self, provider_key: str, hashes: Sequence[str]) -> dict[str, bytes]:
+        """Cached embeddings by content hash."""
+        found: dict[str, bytes] = {}
+        unique = list(dict.fromkeys(hashes))
+        for start in range(0, len(unique), 400):
+            part = unique[start : start + 400]
+            marks = ",".join("?" * len(part))
+            sql = f"SELECT hash, embedding FROM embedding_cache WHERE provider_key = ? AND hash IN ({marks})"
+            for h, blob in self.read(sql, [provider_key, *part]):
+                found[h] = blob
+        return found
+
+    def cache_touch(
+        self, conn: sqlite3.Connection, provider_key: str, hashes: Iterable[str]
+    ) -> None:
+        """Mark cache entries as used now, for least-recently-used eviction."""
+        now = time.time_ns()
+        conn.executemany(
+            "UPDATE embedding_cache SET used_at = ? WHERE provider_key = ? AND hash = ?",
+            [(now, provider_key, h) for h in hashes],
+        )
+
+    def cache_put(
+        self, conn: sqlite3.Connection, provider_key: str, rows: Iterable[tuple[str, int, bytes]]
+    ) -> None:
+        now = time.time_ns()
+        conn.executemany(
+            "INSERT OR REPLACE INTO embedding_cache(provider_key, hash, dims, embedding, used_at) VALUES (?, ?, ?, ?, ?)",
+            [(provider_key, h, dims, blob, now) for h, dims, blob in rows],
+        )
+
+    def cache_size(self) -> int:
+        return int(self.read("SELECT count(*) FROM embedding_cache")[0][0])
+
+    def cache_evict(self, max_entries: int) -> int:
+        """Delete the least recently used entries beyond ``max_entries``; returns how many."""
+        excess = self.cache_size() - max_entries
+        if excess <= 0:
+            return 0
+        with self.transaction() as conn:
+            conn.execute(
+                "DELETE FROM embedding_cache WHERE (provider_key, hash) IN"
+                " (SELECT provider_key, hash FROM embedding_cache ORDER BY used_at LIMIT ?)",
+                (excess,),
+            )
+        return excess
+
     # -- status --------------------------------------------------------------------------
     def counts(self) -> dict[str, dict[str, int]]:
         rows = self.read(
@@ -326,6 +455,7 @@ class Index:
         conn.execute("INSERT INTO main.embedding_cache SELECT * FROM live.embedding_cache")
         conn.execute("INSERT INTO main.meta SELECT * FROM live.meta WHERE key LIKE 'vectors.%'")
         conn.execute("DETACH DATABASE live")
+        self.set_meta("vectors.generation", uuid.uuid4().hex, conn)
         return tmp, conn
 
     def install_build(self, tmp: Path, conn: sqlite3.Connection) -> None:

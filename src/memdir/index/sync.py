@@ -46,6 +46,7 @@ class SyncReport:
     seconds: float = 0.0
     problems: list[Problem] = field(default_factory=list)
     changed_chunk_ids: list[int] = field(default_factory=list)
+    vectors: dict[str, object] | None = None
 
     @property
     def changed(self) -> bool:

@@ -99,6 +99,7 @@ def run_search(
     rerank: Callable[[list[Candidate], dict[int, Any], SearchSettings], list[Candidate]]
     | None = None,
     sources: Sequence[str] | None = None,
+    path_filter: Callable[[str, str], bool] | None = None,
     now: float | None = None,
 ) -> SearchResponse:
     """Search ``index``; never raises for a failing embedder (it degrades to keyword, with a warning)."""
@@ -148,6 +149,12 @@ def run_search(
             text_weight=settings.text_weight,
         )
     rows = index.chunks_by_ids([c.chunk_id for c in candidates])
+    if path_filter is not None:
+        candidates = [
+            c
+            for c in candidates
+            if c.chunk_id in rows and path_filter(rows[c.chunk_id].path, rows[c.chunk_id].source)
+        ]
     if sources:
         candidates = [
             c for c in candidates if c.chunk_id in rows and rows[c.chunk_id].source in sources

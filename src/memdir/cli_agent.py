@@ -1,0 +1,1 @@
+"""Agent-facing CLI commands: ``serve``, ``tools``, ``prompt``, ``write`` (registered on ``cli``)."""

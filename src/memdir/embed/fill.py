@@ -1,0 +1,158 @@
+"""Fill in missing chunk vectors: embedding cache first, then the embedder, in batches.
+
+Runs after the text index is up to date. Every chunk without a vector is looked up in the
+embedding cache by ``(provider key, content hash)``; only the misses are sent to the embedder,
+so unchanged text is never embedded twice — not after an edit elsewhere in the file, not after a
+full rebuild. Each batch is written in its own transaction under the writer lock, so keyword
+search keeps answering while a large backlog is embedded, and whatever was not embedded (the
+provider failed, or ``max_chunks`` was reached) is picked up by the next fill.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from memdir.embed.base import Embedder, provider_key
+from memdir.errors import EmbeddingError
+from memdir.index import Index
+
+__all__ = ["FillReport", "decode_vector", "encode_vector", "fill_vectors"]
+
+log = logging.getLogger(__name__)
+
+
+def encode_vector(vec: np.ndarray) -> bytes:
+    """Little-endian float32 bytes (4 × dims)."""
+    return np.asarray(vec, dtype="<f4").tobytes()
+
+
+def decode_vector(blob: bytes) -> np.ndarray:
+    return np.frombuffer(blob, dtype="<f4")
+
+
+@dataclass(slots=True)
+class FillReport:
+    embedded: int = 0
+    from_cache: int = 0
+    remaining: int = 0
+    reset_reason: str | None = None
+    error: str | None = None
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "embedded": self.embedded,
+            "from_cache": self.from_cache,
+            "remaining": self.remaining,
+            "reset_reason": self.reset_reason,
+            "error": self.error,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def _ensure_owner(index: Index, embedder: Embedder, key: str) -> str | None:
+    """Reset stored vectors if they came from another embedder; returns why, if reset."""
+    state = index.vector_state()
+    if state.provider_key == key:
+        return None
+    reason = (
+        "no vectors yet"
+        if state.provider_key is None
+        else f"embedder changed to {embedder.provider}/{embedder.model}"
+    )
+    index.reset_vectors(provider_key=key, model=f"{embedder.provider}/{embedder.model}", dims=None)
+    return reason
+
+
+def fill_vectors(
+    index: Index,
+    embedder: Embedder,
+    *,
+    prepare: Callable[[list[str]], list[str]] = lambda texts: texts,
+    batch_size: int = 64,
+    max_chunks: int | None = None,
+    lock_timeout: float = 30.0,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> FillReport:
+    """Embed chunks that have no vector. ``prepare`` transforms texts before they are sent
+    (e.g. secret redaction for hosted providers); the cache is keyed by the original text."""
+    started = time.perf_counter()
+    report = FillReport()
+    key = provider_key(embedder)
+    if not index.lock.acquire(timeout=lock_timeout):
+        report.error = "index is busy (another process is writing)"
+        report.remaining = index.count_missing_vectors()
+        return report
+    try:
+        report.reset_reason = _ensure_owner(index, embedder, key)
+        total = index.count_missing_vectors()
+        if max_chunks is not None:
+            total = min(total, max_chunks)
+        dims = index.vector_state().dims
+        done = 0
+        while max_chunks is None or done < max_chunks:
+            want = batch_size if max_chunks is None else min(batch_size, max_chunks - done)
+            rows = index.chunks_missing_vectors(want)
+            if not rows:
+                break
+            try:
+                written, hits, dims = _fill_batch(index, embedder, key, rows, prepare, dims)
+            except EmbeddingError as exc:
+                report.error = str(exc)
+                log.warning("embedding stopped after %d chunks: %s", done, exc)
+                break
+            report.embedded += written - hits
+            report.from_cache += hits
+            done += len(rows)
+            if progress is not None:
+                progress("embed", min(done, total), total)
+        report.remaining = index.count_missing_vectors()
+    finally:
+        index.lock.release()
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _fill_batch(
+    index: Index,
+    embedder: Embedder,
+    key: str,
+    rows: list[tuple[int, str, str]],
+    prepare: Callable[[list[str]], list[str]],
+    dims: int | None,
+) -> tuple[int, int, int | None]:
+    cached = index.cache_get(key, [h for _, h, _ in rows])
+    misses = [(cid, h, text) for cid, h, text in rows if h not in cached]
+    fresh: dict[str, bytes] = {}
+    if misses:
+        unique = list(dict.fromkeys((h, text) for _, h, text in misses))
+        vectors = embedder.embed_documents(prepare([text for _, text in unique]))
+        if vectors.ndim != 2 or vectors.shape[0] != len(unique):
+            raise EmbeddingError(
+                f"{embedder.provider} returned {vectors.shape[0]} vectors for {len(unique)} texts"
+            )
+        if dims is not None and vectors.shape[1] != dims:
+            raise EmbeddingError(
+                f"{embedder.provider}/{embedder.model} returned {vectors.shape[1]} dimensions, the index holds {dims}"
+            )
+        dims = int(vectors.shape[1])
+        fresh = {h: encode_vector(v) for (h, _), v in zip(unique, vectors, strict=True)}
+    if dims is None and cached:
+        dims = len(next(iter(cached.values()))) // 4
+    with index.transaction() as conn:
+        if fresh:
+            index.cache_put(conn, key, [(h, dims or 0, blob) for h, blob in fresh.items()])
+        if dims is not None and index.get_meta("vectors.dims") != str(dims):
+            index.set_meta("vectors.dims", str(dims), conn)
+        if cached:
+            index.cache_touch(conn, key, cached)
+        written = index.write_vectors(
+            conn, [(cid, cached.get(h) or fresh[h]) for cid, h, _ in rows]
+        )
+    hits = sum(1 for _, h, _ in rows if h in cached)
+    return written, hits, dims
