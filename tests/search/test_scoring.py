@@ -30,7 +30,10 @@ def test_case_5_more_negative_rank_scores_higher() -> None:
 
 
 def test_case_6_union_with_weights() -> None:
-    merged = {c.chunk_id: c.score for c in merge([(1, 0.9)], [(2, 1.0)], vector_weight=0.7, text_weight=0.3)}
+    merged = {
+        c.chunk_id: c.score
+        for c in merge([(1, 0.9)], [(2, 1.0)], vector_weight=0.7, text_weight=0.3)
+    }
     assert merged == {1: pytest.approx(0.63), 2: pytest.approx(0.3)}
 
 

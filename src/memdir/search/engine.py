@@ -14,6 +14,7 @@ from memdir.index import Index
 from memdir.search.decay import decay_multiplier, timestamp_for
 from memdir.search.hybrid import Candidate, merge
 from memdir.search.keyword import keyword_search
+from memdir.search.mmr import mmr_rerank
 from memdir.search.results import SearchResponse, SearchResult, citation_for, make_snippet
 
 __all__ = ["MODES", "SearchSettings", "VectorSearcher", "run_search"]
@@ -96,8 +97,6 @@ def run_search(
     vectors_unavailable: str | None = None,
     stopwords: frozenset[str] = frozenset(),
     abs_path_for: Callable[[str, str], Path | None] = lambda path, source: None,
-    rerank: Callable[[list[Candidate], dict[int, Any], SearchSettings], list[Candidate]]
-    | None = None,
     sources: Sequence[str] | None = None,
     path_filter: Callable[[str, str], bool] | None = None,
     now: float | None = None,
@@ -171,8 +170,8 @@ def run_search(
     candidates.sort(
         key=lambda c: (-c.score, rows[c.chunk_id].path if c.chunk_id in rows else "", c.chunk_id)
     )
-    if rerank is not None and settings.mmr_enabled:
-        candidates = rerank(candidates, rows, settings)
+    if settings.mmr_enabled:
+        candidates = mmr_rerank(candidates, rows, settings.mmr_lambda)
     kept = [c for c in candidates if c.score >= settings.min_score]
     if not kept and mode == "hybrid" and keyword_hits:
         # An exact word match scores at most text_weight in hybrid mode; keep such matches
