@@ -31,7 +31,7 @@ from rich.table import Table
 from memdir import __version__
 from memdir.api import Memory
 from memdir.config import CONFIG_FILENAME, SETTINGS, STATE_DIRNAME
-from memdir.errors import MemdirError, UsageError
+from memdir.errors import MemdirError, UsageError, WorkspaceError
 from memdir.index import SyncReport
 from memdir.search import MODES, SearchResponse
 
@@ -59,7 +59,7 @@ def common_options(func: F) -> F:
     @click.option(
         "-w",
         "--workspace",
-        type=click.Path(file_okay=False, path_type=Path),
+        type=click.Path(path_type=Path),
         envvar="MEMDIR_WORKSPACE",
         default=".",
         show_default="current directory",
@@ -180,6 +180,8 @@ def init(sample: bool) -> None:
 
 
 def _init_workspace(ws: Path, *, sample: bool) -> list[Path]:
+    if ws.exists() and not ws.is_dir():
+        raise WorkspaceError(f"workspace {ws} is not a folder")
     ws.mkdir(parents=True, exist_ok=True)
     created = _copy_sample(ws) if sample else []
     (ws / "memory").mkdir(exist_ok=True)
@@ -343,6 +345,8 @@ def _parse_get_target(target: str) -> tuple[str, int | None, int | None]:
     if not sep or not span or not span.replace("-", "").isdigit():
         return target, None, None
     start_s, dash, end_s = span.partition("-")
+    if not start_s.isdigit() or (dash and not end_s.isdigit()):
+        raise UsageError(f"bad line range in {target!r}; use PATH:LINE or PATH:FROM-TO")
     start = int(start_s)
     if start < 1:
         raise UsageError(f"line numbers start at 1, got {target!r}")
