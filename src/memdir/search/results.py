@@ -35,7 +35,12 @@ class SearchResult:
     text_score: float | None = None
 
     def to_dict(self) -> dict[str, object]:
-        out: dict[str, object] = {
+        """The documented result shape (spec §6.5): exactly these seven keys, in every mode.
+
+        ``vector_score`` and ``text_score`` stay attributes; they are left out so the JSON
+        shape does not change with the search mode.
+        """
+        return {
             "path": self.path,
             "start_line": self.start_line,
             "end_line": self.end_line,
@@ -44,11 +49,6 @@ class SearchResult:
             "source": self.source,
             "citation": self.citation,
         }
-        if self.vector_score is not None:
-            out["vector_score"] = round(self.vector_score, 6)
-        if self.text_score is not None:
-            out["text_score"] = round(self.text_score, 6)
-        return out
 
 
 @dataclass(frozen=True, slots=True)
