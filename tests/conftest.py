@@ -26,6 +26,16 @@ def memdir_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
         yield
 
 
+@pytest.fixture
+def no_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keyword search only (``MEMDIR_EMBEDDING_PROVIDER=none``): fast, and no model is loaded.
+
+    For tests of discovery, indexing and the CLI, where vectors would only add time.
+    Subprocesses started by the test inherit the setting.
+    """
+    monkeypatch.setenv("MEMDIR_EMBEDDING_PROVIDER", "none")
+
+
 def _write(root: Path, rel: str, text: str | bytes = "") -> Path:
     path = root / rel
     path.parent.mkdir(parents=True, exist_ok=True)
