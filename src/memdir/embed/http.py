@@ -1,0 +1,306 @@
+"""The one HTTP layer under every hosted embedding provider: POST JSON, retry, explain failures.
+
+Retries (spec §5.3, with fixes)
+    * 429, 5xx and connection errors are retried at most ``max_retries`` times (default 3), after
+      ``base × factor**attempt`` seconds (0.5, 1, 2, …) with ±20 % jitter, capped at 8 s. A
+      ``Retry-After`` / ``retry-after-ms`` header replaces the computed wait, still capped.
+    * A timeout is retried once; a second timeout fails.
+    * A 429 that says the quota is used up (``insufficient_quota``, "exceeded your current
+      quota", …) fails at once: waiting seconds will not bring a quota back (upstream retried
+      such 429s forever).
+
+Failures
+    * 401 / 403 → :class:`~memdir.errors.ProviderUnavailable` with a hint about the key.
+    * Any other non-2xx → :class:`~memdir.errors.EmbeddingError` naming the provider, the status
+      and the server's own error message (OpenAI, Gemini, Voyage, Mistral and Ollama shapes).
+    * A 2xx whose body is not JSON → ``EmbeddingError("malformed response from <provider>: …")``.
+
+Secrets never reach logs or messages: only the URL path and status are logged.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import logging
+import random
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import httpx
+
+from memdir.errors import EmbeddingError, ProviderUnavailable
+
+__all__ = [
+    "JsonClient",
+    "RetryPolicy",
+    "error_message",
+    "is_quota_exhausted",
+    "retry_delay",
+]
+
+logger = logging.getLogger(__name__)
+
+_QUOTA_MARKERS = (
+    "insufficient_quota",
+    "exceeded your current quota",
+    "quota exceeded",
+    "quota_exceeded",
+    "out of quota",
+    "billing",
+    "credit balance",
+)
+_MAX_MESSAGE_CHARS = 300
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """How failed requests are retried; the defaults follow spec §5.3."""
+
+    max_retries: int = 3
+    base_delay_s: float = 0.5
+    factor: float = 2.0
+    max_delay_s: float = 8.0
+    jitter: float = 0.2
+    max_timeout_retries: int = 1
+
+
+def retry_delay(base_s: float, rand: float, *, jitter: float = 0.2, cap_s: float = 8.0) -> float:
+    """``base_s`` scaled by a jitter factor in ``[1 - jitter, 1 + jitter]``, capped at ``cap_s``.
+
+    ``rand`` is a uniform draw in ``[0, 1)``: 0.5 gives exactly ``base_s``.
+    """
+    return min(base_s * (1.0 + jitter * (2.0 * rand - 1.0)), cap_s)
+
+
+def error_message(response: httpx.Response) -> str:
+    """The server's own error text from an error response, or the start of its raw body.
+
+    Understands ``{"error": {"message": …}}`` (OpenAI, Gemini, Mistral), ``{"error": "…"}``
+    (Ollama), ``{"detail": …}`` (Voyage, FastAPI) and ``{"message": …}``.
+    """
+    try:
+        body: object = response.json()
+    except ValueError:
+        body = None
+    found = _message_from(body) if body is not None else None
+    text = found if found else response.text.strip()
+    text = " ".join(text.split())
+    if len(text) > _MAX_MESSAGE_CHARS:
+        text = text[: _MAX_MESSAGE_CHARS - 1] + "…"
+    return text or response.reason_phrase or "no error message"
+
+
+def _message_from(body: object) -> str | None:
+    if isinstance(body, list) and body:
+        return _message_from(body[0])
+    if not isinstance(body, dict):
+        return None
+    for key in ("error", "detail", "message", "msg"):
+        value = body.get(key)
+        if isinstance(value, str) and value:
+            return value
+        if isinstance(value, dict | list):
+            nested = _message_from(value)
+            if nested:
+                return nested
+    return None
+
+
+def is_quota_exhausted(response: httpx.Response) -> bool:
+    """True for a 429 whose body says the account's quota or credit is used up."""
+    if response.status_code != 429:
+        return False
+    body = response.text.lower()
+    return any(marker in body for marker in _QUOTA_MARKERS)
+
+
+def _retry_after_s(response: httpx.Response) -> float | None:
+    """Seconds asked for by ``retry-after-ms`` or ``Retry-After`` (seconds or HTTP date)."""
+    millis = response.headers.get("retry-after-ms")
+    if millis is not None:
+        try:
+            return max(float(millis) / 1000.0, 0.0)
+        except ValueError:
+            pass
+    value = response.headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max((when - datetime.now(UTC)).total_seconds(), 0.0)
+
+
+class JsonClient:
+    """POSTs JSON to one provider's endpoint with timeouts, retries and clear errors.
+
+    ``sleep`` and ``rand`` are injectable so tests can record the waits instead of sleeping.
+    The client owns an :class:`httpx.Client`; call :meth:`close` (or use ``with``) when done.
+    """
+
+    def __init__(
+        self,
+        *,
+        provider: str,
+        base_url: str,
+        headers: Mapping[str, str],
+        timeout_s: float = 60.0,
+        batch_timeout_s: float = 120.0,
+        retry: RetryPolicy | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        rand: Callable[[], float] = random.random,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        self.provider = provider
+        self.base_url = base_url.rstrip("/")
+        self.timeout_s = timeout_s
+        self.batch_timeout_s = batch_timeout_s
+        self.retry = retry or RetryPolicy()
+        self._sleep = sleep
+        self._rand = rand
+        self._client = httpx.Client(
+            headers=dict(headers), follow_redirects=False, transport=transport
+        )
+
+    def __enter__(self) -> JsonClient:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the underlying connection pool."""
+        self._client.close()
+
+    def url(self, path: str) -> str:
+        """``path`` joined under the base URL (requests never leave its host)."""
+        return f"{self.base_url}/{path.lstrip('/')}"
+
+    def post_json(self, path: str, payload: Mapping[str, object], *, batch: bool) -> object:
+        """POST ``payload`` to ``path`` and return the decoded JSON body of a 2xx answer.
+
+        ``batch`` picks the batch timeout instead of the query timeout. Raises
+        :class:`ProviderUnavailable` for 401/403 and :class:`EmbeddingError` otherwise.
+        """
+        response = self.send(path, payload, batch=batch)
+        self.raise_for_status(response)
+        return self.decode(response)
+
+    def send(self, path: str, payload: Mapping[str, object], *, batch: bool) -> httpx.Response:
+        """POST with retries; return the final response, whatever its status.
+
+        Raises :class:`EmbeddingError` when retries or timeouts run out, or on exhausted quota.
+        """
+        url = self.url(path)
+        timeout = self.batch_timeout_s if batch else self.timeout_s
+        attempt = 0
+        timeouts = 0
+        while True:
+            try:
+                response = self._client.post(url, json=payload, timeout=timeout)
+            except httpx.TimeoutException as exc:
+                timeouts += 1
+                if timeouts > self.retry.max_timeout_retries or attempt >= self.retry.max_retries:
+                    raise self._timeout_error(path, timeout, timeouts) from exc
+                reason = f"timed out after {timeout:g}s"
+            except httpx.TransportError as exc:
+                if attempt >= self.retry.max_retries:
+                    raise self._transport_error(exc, attempt) from exc
+                reason = f"{type(exc).__name__}: {exc}"
+            else:
+                if not _is_retryable(response):
+                    return response
+                if is_quota_exhausted(response):
+                    raise self._quota_error(response)
+                if attempt >= self.retry.max_retries:
+                    return response
+                reason = f"HTTP {response.status_code}"
+                wait = self._wait_s(attempt, _retry_after_s(response))
+                self._pause(path, reason, attempt, wait)
+                attempt += 1
+                continue
+            self._pause(path, reason, attempt, self._wait_s(attempt, None))
+            attempt += 1
+
+    def raise_for_status(self, response: httpx.Response) -> None:
+        """Raise the memdir error matching a non-2xx ``response``; do nothing for 2xx."""
+        status = response.status_code
+        if 200 <= status < 300:
+            return
+        message = error_message(response)
+        if status in (401, 403):
+            raise ProviderUnavailable(
+                f"{self.provider} refused the API key (HTTP {status}): {message}",
+                hint=f"check the {self.provider} API key and that it may use this model",
+            )
+        if _is_retryable(response):
+            raise EmbeddingError(
+                f"{self.provider} embeddings failed with HTTP {status} after "
+                f"{self.retry.max_retries + 1} attempts: {message}",
+                hint="the provider is overloaded or rate-limiting; try again later",
+            )
+        raise EmbeddingError(f"{self.provider} embeddings failed with HTTP {status}: {message}")
+
+    def decode(self, response: httpx.Response) -> object:
+        """The JSON body of ``response``, or :class:`EmbeddingError` if it is not JSON."""
+        try:
+            body: object = json.loads(response.content)
+        except ValueError as exc:
+            snippet = " ".join(response.text[:80].split())
+            raise EmbeddingError(
+                f"malformed response from {self.provider}: body is not JSON ({snippet!r})"
+            ) from exc
+        return body
+
+    def _wait_s(self, attempt: int, retry_after: float | None) -> float:
+        policy = self.retry
+        if retry_after is not None:
+            return min(retry_after, policy.max_delay_s)
+        base = policy.base_delay_s * policy.factor**attempt
+        return retry_delay(base, self._rand(), jitter=policy.jitter, cap_s=policy.max_delay_s)
+
+    def _pause(self, path: str, reason: str, attempt: int, wait: float) -> None:
+        logger.info(
+            "%s %s: %s; retry %d/%d in %.2fs",
+            self.provider,
+            path,
+            reason,
+            attempt + 1,
+            self.retry.max_retries,
+            wait,
+        )
+        self._sleep(wait)
+
+    def _timeout_error(self, path: str, timeout: float, count: int) -> EmbeddingError:
+        return EmbeddingError(
+            f"{self.provider} embeddings timed out after {timeout:g}s ({count} attempt(s), {path})",
+            hint="the provider is slow or unreachable; raise the embedding timeout or try later",
+        )
+
+    def _transport_error(self, exc: httpx.TransportError, retries: int) -> EmbeddingError:
+        return EmbeddingError(
+            f"cannot reach {self.provider} at {self.base_url} after {retries + 1} attempt(s): "
+            f"{type(exc).__name__}: {exc}",
+            hint="check the base URL and that the server is running and reachable",
+        )
+
+    def _quota_error(self, response: httpx.Response) -> EmbeddingError:
+        return EmbeddingError(
+            f"{self.provider} quota exhausted (HTTP 429): {error_message(response)}",
+            hint=f"check the plan and billing of the {self.provider} account; not retried",
+        )
+
+
+def _is_retryable(response: httpx.Response) -> bool:
+    status = response.status_code
+    return status == 429 or 500 <= status < 600
