@@ -30,6 +30,7 @@ from memdir.index import Index, Progress, SyncReport, sync_index
 from memdir.redact import Redactor
 from memdir.search import SearchResponse, SearchSettings, run_search
 from memdir.search.vector import VectorMatrix, VectorSearch
+from memdir.text.stopwords import STOP_WORDS
 from memdir.workspace import Workspace, decode_text
 
 __all__ = ["AsyncMemory", "FileSlice", "Memory"]
@@ -296,6 +297,7 @@ class Memory:
             vectors=vectors,
             vectors_unavailable=unavailable,
             abs_path_for=self._abs_path_for,
+            stopwords=STOP_WORDS,
             sources=sources,
             path_filter=path_filter,
         )

@@ -79,10 +79,15 @@ class SourceFile:
     """A file the index should hold. ``path`` is the workspace-relative POSIX path shown to users."""
 
     path: str
-    abs_path: Path
+    abs: str
     source: str
     size: int
     mtime_ns: int
+
+    @property
+    def abs_path(self) -> Path:
+        """The absolute path (``abs`` is the same as a string, cheaper in bulk)."""
+        return Path(self.abs)
 
 
 @dataclass(slots=True)
@@ -139,17 +144,26 @@ class Workspace:
     def discover(self) -> Discovery:
         """List every file the index should hold, with problems found on the way."""
         found = Discovery()
-        seen: set[str] = set()
+        seen: set[tuple[int, int]] = set()
+        prefix = str(self.root) + os.sep
 
         def add(
             abs_path: Path, source: str, st: os.stat_result, display: str | None = None
         ) -> None:
-            real = os.path.realpath(abs_path)
-            if real in seen:
+            # The same file reached twice (a symlink inside the workspace, overlapping extra
+            # paths) is indexed once: identity is the inode the stat followed to.
+            identity = (st.st_dev, st.st_ino)
+            if identity in seen:
                 return
-            seen.add(real)
-            rel = display or _rel(self.root, abs_path)
-            found.files.append(SourceFile(rel, abs_path, source, st.st_size, st.st_mtime_ns))
+            seen.add(identity)
+            text = str(abs_path)
+            if display:
+                rel = display
+            elif text.startswith(prefix):
+                rel = text[len(prefix) :].replace(os.sep, "/")
+            else:
+                rel = _rel(self.root, Path(text))
+            found.files.append(SourceFile(rel, text, source, st.st_size, st.st_mtime_ns))
 
         if "memory" in self.sources:
             for name in ROOT_FILES:
@@ -249,7 +263,7 @@ class Workspace:
                 continue
             subdirs: list[Path] = []
             for entry in entries:
-                path = Path(entry.path)
+                path = entry.path
                 try:
                     if entry.is_symlink():
                         real = Path(os.path.realpath(path))
@@ -264,7 +278,7 @@ class Workspace:
                             continue
                     if entry.is_dir():
                         if entry.name not in IGNORED_DIRS:
-                            subdirs.append(path)
+                            subdirs.append(Path(path))
                     elif entry.is_file() and is_markdown_name(entry.name):
                         add(path, "memory", entry.stat())
                 except OSError as exc:
@@ -324,7 +338,8 @@ class Workspace:
                 ),
             )
         try:
-            data = file.abs_path.read_bytes()
+            with open(file.abs, "rb") as fh:
+                data = fh.read()
         except OSError as exc:
             return FileText(
                 None, b"", Problem(file.path, "unreadable", f"cannot read: {exc.strerror}")
