@@ -9,14 +9,18 @@ from. The resolved :class:`Config` is immutable.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from memdir.errors import ConfigError
+from memdir.redact import DEFAULT_PATTERNS, RedactionPattern
 
 __all__ = [
     "CONFIG_FILENAME",
@@ -58,6 +62,85 @@ def _one_of(*choices: str) -> Callable[[Any], str | None]:
 def _sources(v: list[str]) -> str | None:
     bad = [s for s in v if s not in ("memory", "sessions")]
     return f"unknown source(s) {bad}; use 'memory' and/or 'sessions'" if bad else None
+
+
+# -- agent tools, scopes and redaction (issue #4) -----------------------------------------------
+SCOPES = ("main", "group", "shared")
+"""Tool-call scopes: ``main`` is a private one-to-one session; ``group`` and ``shared`` are not."""
+
+AGENT_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
+"""Agent ids: lowercase letters, digits, ``-`` and ``_``; a folder name, never a path."""
+
+
+def mapping_setting(value: Mapping[str, Any] | str) -> dict[str, str]:
+    """A table setting as a dict: a TOML table, or a JSON object from an env var or ``--set``.
+
+    Raises :class:`ValueError` when the value is not an object of strings.
+    """
+    data: Any = value
+    if isinstance(value, str):
+        if not value.strip():
+            return {}
+        try:
+            data = json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"expected a JSON object: {exc.msg}") from None
+    if not isinstance(data, Mapping):
+        raise ValueError("expected a table (a JSON object)")
+    bad = sorted(str(k) for k, v in data.items() if not isinstance(v, str))
+    if bad:
+        raise ValueError(f"values must be strings (check {', '.join(bad)})")
+    return {str(k): v for k, v in data.items()}
+
+
+def _timezone(value: str) -> str | None:
+    if not value:
+        return None
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError):
+        return (
+            "unknown time zone; use an IANA name such as Europe/Paris, or empty for the system zone"
+        )
+    return None
+
+
+def _agent_scopes(value: Mapping[str, Any] | str) -> str | None:
+    try:
+        table = mapping_setting(value)
+    except ValueError as exc:
+        return str(exc)
+    for agent, scope in table.items():
+        if not AGENT_ID.fullmatch(agent):
+            return f"{agent!r} is not a valid agent id (lowercase letters, digits, '-' and '_')"
+        if scope not in SCOPES:
+            return f"scope of {agent!r} must be one of {', '.join(SCOPES)}, got {scope!r}"
+    return None
+
+
+def _redact_disable(value: list[str]) -> str | None:
+    known = [p.name for p in DEFAULT_PATTERNS]
+    unknown = [name for name in value if name not in known]
+    return f"unknown pattern(s) {unknown}; known: {', '.join(known)}" if unknown else None
+
+
+def _redact_patterns(value: Mapping[str, Any] | str) -> str | None:
+    try:
+        table = mapping_setting(value)
+    except ValueError as exc:
+        return str(exc)
+    defaults = {p.name for p in DEFAULT_PATTERNS}
+    for name, regex in table.items():
+        if name in defaults:
+            return f"{name!r} is a built-in pattern name; choose another"
+        try:
+            RedactionPattern.from_regex(name, regex)
+        except ConfigError as exc:
+            return exc.message
+    return None
+
+
+# -- end of agent tools block (issue #4) ---------------------------------------------------------
 
 
 SETTINGS: tuple[Setting, ...] = (
@@ -245,6 +328,56 @@ SETTINGS: tuple[Setting, ...] = (
         "Add 'Source: path#Lx-Ly' to tool results: on or off.",
         _one_of("on", "off"),
     ),
+    # -- agent tools, scopes and redaction (issue #4)
+    Setting(
+        "timezone",
+        "",
+        str,
+        "IANA time zone that dates daily notes (e.g. Europe/Paris); empty means the system's.",
+        _timezone,
+    ),
+    Setting(
+        "tools.scope",
+        "main",
+        str,
+        "Default scope of agent tool calls: main (private one-to-one session), group or shared.",
+        _one_of(*SCOPES),
+    ),
+    Setting(
+        "tools.agent_scopes",
+        {},
+        (dict, str),
+        "Default scope per agent id, e.g. {support-bot = 'group'} (a JSON object in env/--set).",
+        _agent_scopes,
+    ),
+    Setting(
+        "tools.write_max_bytes",
+        16_384,
+        int,
+        "Largest note memory_write accepts, in UTF-8 bytes.",
+        _between(1, 1_048_576),
+    ),
+    Setting(
+        "redact.tool_results",
+        False,
+        bool,
+        "Also mask secrets and personal data in tool results (search snippets, memory_get text).",
+    ),
+    Setting(
+        "redact.disable",
+        [],
+        list,
+        "Built-in redaction patterns to turn off, by name (e.g. email, phone).",
+        _redact_disable,
+    ),
+    Setting(
+        "redact.patterns",
+        {},
+        (dict, str),
+        "Extra redaction patterns, name = regex (a JSON object in env/--set).",
+        _redact_patterns,
+    ),
+    # -- end of agent tools block (issue #4)
 )
 _BY_KEY = {s.key: s for s in SETTINGS}
 
