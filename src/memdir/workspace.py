@@ -53,6 +53,11 @@ _SESSION_NAME = re.compile(
     r"^(?!sessions\.json)[^/]+\.jsonl(\.(reset|deleted)\.\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(\.\d{3})?Z)?$"
 )
 _MAX_PATH_CHARS = 1024
+# Characters that look like '/', '\\' or '.' (fullwidth, division slash, dot leaders…): a path
+# holding one is refused, so what an agent or a log shows is what is read.
+_LOOKALIKES = re.compile(
+    "[\u2024\u2025\u2044\u2215\u2216\u29f5\u29f8\ufe52\ufe68\uff0e\uff0f\uff3c]"
+)
 _BINARY_SNIFF = 8192
 
 
@@ -399,6 +404,11 @@ class Workspace:
             raise PathError(f"{raw!r} is not a regular file", code="not-file", path=raw)
         return rel, abs_path
 
+    def normalize(self, raw: str) -> str:
+        """The workspace-relative form of a user-supplied path, after the syntax checks of
+        :meth:`resolve_readable` (nothing on disk is looked at). Raises :class:`PathError`."""
+        return self._check_syntax(raw)
+
     def _check_syntax(self, raw: str) -> str:
         if not isinstance(raw, str) or not raw.strip():
             raise PathError("path is empty", code="empty", path=str(raw))
@@ -406,6 +416,13 @@ class Workspace:
             raise PathError(
                 "path contains a NUL byte", code="nul-byte", path=raw.replace("\x00", "\\0")
             )
+        try:
+            raw.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = raw.encode("utf-8", "backslashreplace").decode("utf-8")
+            raise PathError(
+                f"{shown!r} is not valid Unicode text", code="bad-encoding", path=shown
+            ) from None
         if len(raw) > _MAX_PATH_CHARS:
             raise PathError(
                 f"path is longer than {_MAX_PATH_CHARS} characters",
@@ -416,6 +433,12 @@ class Workspace:
         if "\\" in path:
             raise PathError(
                 f"{raw!r} uses backslashes; use '/' separators", code="backslash", path=raw
+            )
+        if _LOOKALIKES.search(path):
+            raise PathError(
+                f"{raw!r} contains a character that looks like '/', '\\' or '.'; use plain ASCII separators",
+                code="lookalike",
+                path=raw,
             )
         if re.search(r"%(2e|2f|5c|00)", path, re.IGNORECASE):
             raise PathError(
@@ -433,6 +456,12 @@ class Workspace:
         clean = [p for p in parts if p not in ("", ".")]
         if not clean:
             raise PathError("path is empty", code="empty", path=raw)
+        if path.endswith("/"):
+            raise PathError(
+                f"{raw!r} ends with '/', which names a folder; give the path of a file",
+                code="not-file",
+                path=raw,
+            )
         return "/".join(clean)
 
     def _allowed_root_for(self, rel: str, abs_path: Path) -> Path | None:
