@@ -22,12 +22,12 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from memdir.config import Config, load_config
+from memdir.config import Config, load_config, mapping_setting
 from memdir.embed import Embedder, EmbeddingSettings, select_embedder
 from memdir.embed.fill import FillReport, fill_vectors
 from memdir.errors import EmbeddingError, NotFoundError, StorageError, UsageError, WorkspaceError
 from memdir.index import Index, Progress, SyncReport, sync_index
-from memdir.redact import Redactor
+from memdir.redact import Redactor, build_patterns
 from memdir.search import SearchResponse, SearchSettings, run_search
 from memdir.search.vector import VectorMatrix, VectorSearch
 from memdir.text.stopwords import STOP_WORDS
@@ -99,7 +99,14 @@ class Memory:
         self._vector_error: str | None = None
         self._last_fill: FillReport | None = None
         self._fill_thread: threading.Thread | None = None
-        self._redactor = Redactor() if self.config["embedding.redact"] else None
+        self.redactor = Redactor(
+            build_patterns(
+                disable=self.config["redact.disable"],
+                extra=mapping_setting(self.config["redact.patterns"]),
+            )
+        )
+        """Masks secrets per the ``redact.*`` settings (hosted embedding requests, tool results)."""
+        self._redactor = self.redactor if self.config["embedding.redact"] else None
 
     # -- lifecycle -------------------------------------------------------------------------
     def close(self) -> None:
@@ -229,6 +236,16 @@ class Memory:
     def mark_dirty(self) -> None:
         """Tell the next search to re-check the files (the watcher calls this)."""
         self._dirty = True
+
+    def refresh(self) -> list[str]:
+        """Re-check the files now (e.g. right after writing one) and return warnings.
+
+        Unlike :meth:`sync` it waits only briefly for another process holding the index, and
+        then answers with a warning instead of blocking.
+        """
+        self._check_open()
+        self.mark_dirty()
+        return self._refresh()
 
     def _refresh(self) -> list[str]:
         """Sync before a search unless a live watcher vouches that nothing changed."""
