@@ -1,0 +1,419 @@
+"""Scale: index and query a generated workspace of 10,000 Markdown files (~100k chunks).
+
+    python bench/scale.py [--files 10000] [--seed 1234] [--queries 1000] [--edits 20] [--limit N_FILES]
+
+The workspace is synthetic but prose-like: words drawn from a seeded Zipf vocabulary (common
+English function words first, then generated words), sentences with names, ISO and spelled-out
+dates and numbers, ``#``/``##`` headings and bullet lists; one file in ten also has Chinese
+paragraphs. Files average ~8k weighted characters, i.e. about ten chunks at the default
+400-token chunking. The generated files are cached under ``bench/.cache/scale-<seed>-<files>/``
+and copied to a scratch folder for every run, so each run starts from the same pristine files.
+
+Measured: full index time (chunks/s), no-change sync, incremental sync after editing one file
+(median of ``--edits``), keyword search latency over ``--queries`` vocabulary queries (max 10
+results; ``refresh=False``, i.e. the search alone), the same for ``--refresh-queries`` queries
+with the API's default ``refresh=True`` (each search first re-checks the workspace), peak RSS
+(ru_maxrss) and index size. Goals: incremental sync ≤ 100 ms, search p50 ≤ 5 ms.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import json
+import random
+import shutil
+import statistics
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from common import (
+    CACHE_DIR,
+    JsonDict,
+    Store,
+    base_parser,
+    environment,
+    latency_summary,
+    peak_rss_mb,
+    print_table,
+    results_path,
+    settings,
+    store_overrides,
+    write_results,
+)
+
+NAME = "scale"
+GENERATOR_VERSION = 1
+GOALS = {"incremental_sync_median_ms": 100.0, "search_p50_ms": 5.0}
+SEARCH_RESULTS = 10
+
+_FUNCTION_WORDS = (
+    "the of and to a in is that for it was on with as be by at this have from or had not are but "
+    "an they which you one we all were there their been has will more when would who so no if "
+    "about into than them can only other new some could time these two may then do first any my "
+    "now such like our over man me even most made after also did many before must through back "
+    "years where much your way well down should because each just those people how too little "
+    "state good very make world still own see men work long get here between both life being "
+    "under never day same another know while last might us great old year off come since against "
+    "go came right used take three"
+)
+_ONSETS = "b c d f g h j k l m n p r s t v w z br ch cl cr dr fl gr pl pr sh sl st th tr"
+_VOWELS = "a e i o u a e i o ai ea ou io"
+CODAS = ["", "", "", "n", "r", "s", "t", "l", "m", "nd", "st", "rk", "ng"]
+# Common simplified Chinese characters, in rough frequency order.
+HANZI = (
+    "的一是不了人我在有他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着去之过家学对"
+    "可她里后小么心多天而能好都然没日于起还发成事只作当想看文无开手十用主行方又如前所本见经头面公"
+    "同三已老从动两长知民样现分将外但身些与高意进把法此实回二理美点月明其种声全工己话儿者向情部正"
+    "名定女问力机给等几很业最间新什打便位因重被走电四第门相次东政海口使教西再平真听世气信北少关并"
+    "内加化由却代军产入先山五太水万市眼体别处总才场师书比住员九笑性通目华报立马命张活难神数件安表"
+    "原车白应路期叫死常提感金何更反合放做系计或司利受光王果亲界及今京务制解各任至清物台象记边共风"
+    "战干接它许八特觉望直服毛林题建南度统色字请交爱让认算论百吃义科怎元社术结六功指思非流每青管夫"
+    "连远资队跟带花快条院变联言权往展该领传近留红治决周保达办运武半候七必城父强步完革深区即求品士"
+    "转量空甚众技轻程告江语英基派满式李息写呢识极令黄德收脸钱党倒未持取设始版双历越史商千片容研像"
+    "找友孩站广改议形委早房音火际则首单据导影失拿网香似斯专石若兵弟谁校读志飞观争究包组造落视济喜"
+)
+_MONTHS = "January February March April May June July August September October November December"
+FUNCTION_WORDS = _FUNCTION_WORDS.split()
+ONSETS = _ONSETS.split()
+VOWELS = _VOWELS.split()
+MONTHS = _MONTHS.split()
+
+
+# --------------------------------------------------------------------------- generator
+
+
+def zipf_cum_weights(n: int, exponent: float = 1.05) -> list[float]:
+    return list(itertools.accumulate(1.0 / (rank**exponent) for rank in range(1, n + 1)))
+
+
+@dataclass(frozen=True, slots=True)
+class Vocabulary:
+    words: list[str]  # rank order: function words, then generated words
+    word_cw: list[float]
+    names: list[str]
+    hanzi_words: list[str]
+    hanzi_cw: list[float]
+
+    @classmethod
+    def build(cls, rng: random.Random, size: int = 30_000) -> Vocabulary:
+        words = list(FUNCTION_WORDS)
+        seen = set(words)
+        while len(words) < size:
+            syllables = rng.choices((1, 2, 3, 4), weights=(4, 5, 2, 1))[0]
+            word = "".join(
+                rng.choice(ONSETS) + rng.choice(VOWELS) + rng.choice(CODAS)
+                for _ in range(syllables)
+            )
+            if word not in seen:
+                seen.add(word)
+                words.append(word)
+        names: list[str] = []
+        while len(names) < 400:
+            first = (rng.choice(ONSETS) + rng.choice(VOWELS) + rng.choice(CODAS)).capitalize()
+            last = "".join(rng.choice(ONSETS) + rng.choice(VOWELS) for _ in range(2)).capitalize()
+            names.append(f"{first}{rng.choice(VOWELS)} {last}{rng.choice(CODAS)}")
+        hanzi_words = list(
+            HANZI
+        )  # single characters first (most frequent), then two-character words
+        hanzi_seen = set(hanzi_words)
+        while len(hanzi_words) < 4_000:
+            word = rng.choice(HANZI[:300]) + rng.choice(HANZI)
+            if word not in hanzi_seen:
+                hanzi_seen.add(word)
+                hanzi_words.append(word)
+        return cls(
+            words,
+            zipf_cum_weights(len(words)),
+            names,
+            hanzi_words,
+            zipf_cum_weights(len(hanzi_words)),
+        )
+
+
+class Writer:
+    """Deterministic prose for one seed."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+        self.vocab = Vocabulary.build(self.rng)
+        self.start = dt.date(2020, 1, 1)
+
+    def date(self) -> dt.date:
+        return self.start + dt.timedelta(days=self.rng.randrange(6 * 365))
+
+    def sentence(self) -> str:
+        rng = self.rng
+        words = rng.choices(self.vocab.words, cum_weights=self.vocab.word_cw, k=rng.randint(7, 22))
+        roll = rng.random()
+        if roll < 0.25:
+            words.insert(rng.randrange(len(words)), rng.choice(self.vocab.names))
+        elif roll < 0.33:
+            day = self.date()
+            spelled = f"{day.day} {MONTHS[day.month - 1]} {day.year}"
+            words.insert(rng.randrange(len(words)), rng.choice((day.isoformat(), spelled)))
+        elif roll < 0.40:
+            words.insert(rng.randrange(len(words)), str(rng.randint(2, 5000)))
+        text = " ".join(words)
+        return text[0].upper() + text[1:] + rng.choice(".....?!")
+
+    def paragraph(self) -> str:
+        return " ".join(self.sentence() for _ in range(self.rng.randint(3, 7)))
+
+    def chinese_paragraph(self) -> str:
+        rng = self.rng
+        sentences = []
+        for _ in range(rng.randint(2, 5)):
+            words = rng.choices(
+                self.vocab.hanzi_words, cum_weights=self.vocab.hanzi_cw, k=rng.randint(6, 18)
+            )
+            sentences.append("".join(words) + rng.choice("。。。！？"))
+        return "".join(sentences)
+
+    def title(self) -> str:
+        words = self.rng.choices(self.vocab.words[100:3000], k=self.rng.randint(2, 5))
+        return " ".join(w.capitalize() for w in words)
+
+    def document(self, chinese: bool) -> str:
+        rng = self.rng
+        target = rng.randint(5_200, 11_400)  # weighted characters; CJK counts 4 (chunk sizing)
+        blocks = [f"# {self.title()}", f"Date: {self.date().isoformat()}"]
+        size = 0
+        while size < target:
+            roll = rng.random()
+            if roll < 0.12:
+                block = f"## {self.title()}"
+            elif roll < 0.22:
+                block = "\n".join(f"- {self.sentence()}" for _ in range(rng.randint(3, 6)))
+            elif chinese and roll < 0.55:
+                block = self.chinese_paragraph()
+                size += 3 * len(block)
+            else:
+                block = self.paragraph()
+            blocks.append(block)
+            size += len(block) + 2
+        return "\n\n".join(blocks) + "\n"
+
+
+def file_path(n: int) -> str:
+    return f"memory/notes/{n // 500:02d}/note-{n:05d}.md"
+
+
+def generate(root: Path, files: int, seed: int) -> JsonDict:
+    writer = Writer(seed)
+    total_bytes = 0
+    chinese_files = 0
+    for n in range(files):
+        chinese = n % 10 == 7  # exactly one file in ten
+        chinese_files += chinese
+        text = writer.document(chinese)
+        target = root / file_path(n)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+        total_bytes += len(text.encode("utf-8"))
+    (root / "MEMORY.md").write_text(
+        "# Memory\n\nLong-term notes for the scale benchmark.\n", encoding="utf-8"
+    )
+    return {"markdown_files": files + 1, "chinese_files": chinese_files, "bytes": total_bytes}
+
+
+def cached_workspace(files: int, seed: int) -> tuple[Path, JsonDict]:
+    """The pristine generated workspace for (seed, files), generating it on a cache miss."""
+    base = CACHE_DIR / f"scale-{seed}-{files}"
+    manifest_path = base / "manifest.json"
+    expected = {"generator_version": GENERATOR_VERSION, "seed": seed, "files": files}
+    if manifest_path.exists():
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        if all(manifest.get(k) == v for k, v in expected.items()):
+            return base / "workspace", manifest
+    shutil.rmtree(base, ignore_errors=True)
+    (base / "workspace").mkdir(parents=True)
+    print(f"generating {files} files (seed {seed}) into {base} …")
+    stats = generate(base / "workspace", files, seed)
+    manifest = {**expected, **stats}
+    manifest_path.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    return base / "workspace", manifest
+
+
+def make_queries(seed: int, count: int) -> list[str]:
+    """Queries of 1–4 content words (ranks 100–5,000), some with a name; one in ten Chinese."""
+    rng = random.Random(seed + 1)
+    vocab = Vocabulary.build(random.Random(seed))
+    content = vocab.words[100:5000]
+    queries = []
+    for i in range(count):
+        if i % 10 == 9:
+            queries.append("".join(rng.choices(vocab.hanzi_words[:1500], k=rng.randint(1, 3))))
+            continue
+        words = rng.sample(content, rng.randint(1, 4))
+        if rng.random() < 0.15:
+            words.append(rng.choice(vocab.names))
+        queries.append(" ".join(words))
+    return queries
+
+
+# --------------------------------------------------------------------------- measurements
+
+
+def edit_file(path: Path, rng: random.Random, writer: Writer) -> None:
+    """A realistic small edit: append a new sentence to one existing paragraph."""
+    lines = path.read_text(encoding="utf-8").split("\n")
+    i = rng.choice([n for n, line in enumerate(lines) if len(line) > 200])
+    lines[i] = f"{lines[i]} {writer.sentence()}"
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
+def median_ms(seconds: Sequence[float]) -> float:
+    return round(statistics.median(seconds) * 1000, 2)
+
+
+def main() -> None:
+    parser = base_parser(__doc__ or NAME)
+    parser.add_argument("--files", type=int, default=10_000, help="Markdown files to generate")
+    parser.add_argument("--seed", type=int, default=1234)
+    parser.add_argument("--queries", type=int, default=1000, help="search queries (≥ 500)")
+    parser.add_argument("--edits", type=int, default=20, help="single-file edits (≥ 10)")
+    parser.add_argument(
+        "--refresh-queries",
+        type=int,
+        default=30,
+        help="queries also timed with the API's default refresh-before-search",
+    )
+    args = parser.parse_args()
+    files = args.limit if args.limit is not None else args.files
+
+    pristine, manifest = cached_workspace(files, args.seed)
+    CACHE_DIR.mkdir(parents=True, exist_ok=True)
+    rss_before = peak_rss_mb()
+    with tempfile.TemporaryDirectory(prefix="scale-run-", dir=CACHE_DIR) as tmp:
+        workspace = Path(tmp) / "workspace"
+        shutil.copytree(pristine, workspace)
+        with Store(workspace, store_overrides(args), args.mode, refresh=False) as store:
+            full = store.sync()
+            print(f"full index: {full.files_indexed} files in {full.seconds:.1f} s")
+            rss_after_index = peak_rss_mb()
+            chunks = store.chunk_count()
+            index_bytes = store.index_bytes()
+
+            noop = [store.sync().seconds for _ in range(5)]
+
+            rng = random.Random(args.seed + 2)
+            writer = Writer(args.seed + 3)
+            edits = []
+            for _ in range(args.edits):
+                edit_file(workspace / file_path(rng.randrange(files)), rng, writer)
+                edits.append(store.sync())
+
+            queries = make_queries(args.seed, args.queries)
+            _, first_query = store.timed_search(queries[0], SEARCH_RESULTS)  # cold
+            for query in queries[:20]:
+                store.search(query, SEARCH_RESULTS)  # warm-up
+            timings = []
+            empty = 0
+            for query in queries:
+                hits, seconds = store.timed_search(query, SEARCH_RESULTS)
+                timings.append(seconds)
+                empty += not hits
+            english = [t for i, t in enumerate(timings) if i % 10 != 9]
+            chinese = [t for i, t in enumerate(timings) if i % 10 == 9]
+            store.refresh = True  # the API default: every search first re-checks the files
+            refreshed = [
+                store.timed_search(q, SEARCH_RESULTS)[1] for q in queries[: args.refresh_queries]
+            ]
+            status = store.status()
+
+    figures: JsonDict = {
+        "workspace": manifest,
+        "full_index": {
+            "seconds": round(full.seconds, 2),
+            "files_indexed": full.files_indexed,
+            "chunks": chunks,
+            "chunks_written": full.chunks_written,
+            "chunks_per_second": round(chunks / full.seconds, 1) if full.seconds else None,
+            "files_per_second": round(full.files_indexed / full.seconds, 1)
+            if full.seconds
+            else None,
+        },
+        "no_change_sync_median_ms": median_ms(noop),
+        "incremental_sync": {
+            "edits": len(edits),
+            "median_ms": median_ms([e.seconds for e in edits]),
+            "p95_ms": latency_summary([e.seconds for e in edits])["p95_ms"],
+            "max_ms": round(max(e.seconds for e in edits) * 1000, 2),
+            "files_indexed_per_edit": sorted({e.files_indexed for e in edits}),
+        },
+        "search": {
+            "max_results": SEARCH_RESULTS,
+            "first_query_ms": round(first_query * 1000, 3),
+            "all": latency_summary(timings),
+            "english": latency_summary(english),
+            "chinese": latency_summary(chinese),
+            "with_refresh": latency_summary(refreshed),
+            "queries_without_hits": empty,
+        },
+        "memory": {
+            "peak_rss_mb_before_index": rss_before,
+            "peak_rss_mb_after_index": rss_after_index,
+            "peak_rss_mb_end": peak_rss_mb(),
+            "index_bytes": index_bytes,
+            "index_mb": round(index_bytes / 1e6, 1),
+            "workspace_mb": round(manifest["bytes"] / 1e6, 1),
+        },
+        "status": status,
+    }
+    figures["goals"] = {
+        "incremental_sync_median_ms": {
+            "target": GOALS["incremental_sync_median_ms"],
+            "met": figures["incremental_sync"]["median_ms"] <= GOALS["incremental_sync_median_ms"],
+        },
+        "search_p50_ms": {
+            "target": GOALS["search_p50_ms"],
+            "met": figures["search"]["all"]["p50_ms"] <= GOALS["search_p50_ms"],
+        },
+    }
+    payload = {
+        "benchmark": NAME,
+        "figures": figures,
+        "settings": settings(args, files=files, overrides=store_overrides(args)),
+        "environment": environment(),
+    }
+
+    fi = figures["full_index"]
+    inc = figures["incremental_sync"]
+    srch = figures["search"]
+    mem = figures["memory"]
+    print(
+        f"\nScale ({args.mode}): {manifest['markdown_files']} files, {mem['workspace_mb']} MB of Markdown"
+    )
+    print_table(
+        ["measure", "value", "goal"],
+        [
+            ["full index (s)", fi["seconds"], ""],
+            ["chunks", fi["chunks"], "~100k"],
+            ["chunks/s", fi["chunks_per_second"], ""],
+            ["no-change sync median (ms)", figures["no_change_sync_median_ms"], ""],
+            ["incremental sync median (ms)", inc["median_ms"], "≤ 100"],
+            ["incremental sync p95 (ms)", inc["p95_ms"], ""],
+            ["search p50 (ms)", srch["all"]["p50_ms"], "≤ 5"],
+            ["search p95 (ms)", srch["all"]["p95_ms"], ""],
+            [
+                "search p50 en / zh (ms)",
+                f"{srch['english']['p50_ms']} / {srch['chinese']['p50_ms']}",
+                "",
+            ],
+            ["first (cold) query (ms)", srch["first_query_ms"], ""],
+            ["search p50 with refresh=True (ms)", srch["with_refresh"]["p50_ms"], ""],
+            ["peak RSS (MB)", mem["peak_rss_mb_end"], ""],
+            ["index size (MB)", mem["index_mb"], ""],
+        ],
+        digits=2,
+    )
+    for goal, value in figures["goals"].items():
+        print(f"goal {goal} ≤ {value['target']}: {'met' if value['met'] else 'MISSED'}")
+    write_results(results_path(NAME, args), payload)
+
+
+if __name__ == "__main__":
+    main()
