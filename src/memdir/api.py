@@ -433,6 +433,9 @@ class Memory:
             rescan_s=self.config["sync.rescan_interval_s"],
         )
         self._watcher.start()
+        # Files may have changed since the last sync and before the watcher saw anything:
+        # mark the index dirty and schedule one sync, or searches would trust a stale index.
+        self._watcher.poke()
 
     def stop_watching(self) -> None:
         if self._watcher is not None:
