@@ -157,23 +157,27 @@ def test_search_json_shape(workspace: Path) -> None:
 
 def test_search_max_results_and_min_score(tmp_path: Path, write: WriteFile) -> None:
     ws = tmp_path / "ws"
+    # Notes matching one, two or all three query words, among unrelated notes: three tiers.
     for i in range(8):
-        write(ws, f"memory/n{i}.md", f"# Note {i}\n\nkiwi " * (i + 1) + "\n")
-    args = ["search", "kiwi", "--json", "-w", str(ws), "--min-score", "0"]
+        words = ["kiwi", "mango", "papaya"][: 1 + (i >= 3) + (i >= 6)]
+        write(ws, f"memory/n{i}.md", f"# Note {i}\n\nfruit list: {' '.join(words)}\n")
+    for i in range(10):
+        write(ws, f"memory/other{i}.md", f"# Other {i}\n\nnothing about fruit here {i}\n")
+    args = ["search", "kiwi mango papaya", "--json", "-w", str(ws), "--min-score", "0"]
     assert len(json.loads(run(args).stdout)) == 6  # search.max_results default
     assert len(json.loads(run([*args, "-n", "3"]).stdout)) == 3
-    assert len(json.loads(run([*args, "-n", "20"]).stdout)) == 8
-    scores = [h["score"] for h in json.loads(run([*args, "-n", "20"]).stdout)]
+    every = json.loads(run([*args, "-n", "20"]).stdout)
+    assert len(every) == 8
+    scores = [h["score"] for h in every]
     assert scores == sorted(scores, reverse=True)
-    cut = (scores[0] + scores[-1]) / 2
-    kept = json.loads(
-        run(["search", "kiwi", "--json", "-w", str(ws), "-n", "20", "--min-score", str(cut)]).stdout
-    )
-    assert kept
-    assert len(kept) < 8
+    assert {h["path"] for h in every[:2]} == {"memory/n6.md", "memory/n7.md"}
+    assert len(set(scores)) >= 2
+    cut = (max(scores) + min(scores)) / 2
+    query = ["search", "kiwi mango papaya", "--json", "-w", str(ws), "-n", "20"]
+    kept = json.loads(run([*query, "--min-score", str(cut)]).stdout)
+    assert 0 < len(kept) < 8
+    assert len(kept) == sum(score >= cut for score in scores)
     assert all(h["score"] >= cut for h in kept)
-    strict = run(["search", "kiwi", "-w", str(ws), "--min-score", "1"])
-    assert strict.stdout.strip() == "No matches."
 
 
 @pytest.mark.parametrize(
@@ -293,6 +297,12 @@ def test_config_file_option(workspace: Path, tmp_path: Path) -> None:
         run(["config", "--json", "-w", str(workspace), "--config", str(other)]).stdout
     )
     assert data["search.max_results"] == {"value": 12, "source": str(other)}
+
+
+def test_missing_config_file_option_exits_3(workspace: Path, tmp_path: Path) -> None:
+    missing = tmp_path / "missing.toml"
+    stderr = run_err(["search", "x", "-w", str(workspace), "--config", str(missing)], 3)
+    assert str(missing) in stderr
 
 
 def test_config_human_view_lists_settings(workspace: Path) -> None:

@@ -139,6 +139,16 @@ def test_on_sync_callback_and_watch_status(workspace: Path, write: WriteFile) ->
         assert [h.path for h in mem.search("bison", min_score=0.0)] == ["memory/after.md"]
 
 
+def test_periodic_rescan_runs_without_any_event(workspace: Path) -> None:
+    reports: list[SyncReport] = []
+    overrides = {"sync.rescan_interval_s": 1, "sync.watch_debounce_ms": 0}
+    with Memory(workspace, overrides=overrides) as mem:
+        mem.sync()
+        mem.start_watching(on_sync=reports.append)
+        eventually(lambda: len(reports) >= 3, "the start sync and two rescans", timeout=6)
+        assert not any(r.changed for r in reports)
+
+
 def test_watch_latency_with_a_burst_of_edits(watched: Memory, workspace: Path) -> None:
     for i in range(20):
         (workspace / "memory" / f"burst-{i}.md").write_text(f"burst{i}word\n", "utf-8")
