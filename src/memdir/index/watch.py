@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
+from contextlib import suppress
 from pathlib import Path
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
@@ -124,11 +125,15 @@ class Watcher:
         if self._stop.is_set():
             return
         memory = self.workspace.root / "memory"
-        if memory.is_dir() and not any(
-            str(e.watch.path) == str(memory) for e in self._observer.emitters
-        ):
-            # memory/ was created after we started: watch it from now on.
-            self._observer.schedule(_Handler(self), str(memory), recursive=True)
+        if memory.is_dir():
+            current = [e for e in self._observer.emitters if str(e.watch.path) == str(memory)]
+            if not any(e.is_alive() for e in current):
+                # memory/ was created (or deleted and re-created) after we started: a dead
+                # watch must be dropped first, or schedule() would reuse it.
+                for emitter in current:
+                    with suppress(KeyError):
+                        self._observer.unschedule(emitter.watch)
+                self._observer.schedule(_Handler(self), str(memory), recursive=True)
         try:
             self.on_settled()
         except Exception:  # a failed background sync must not kill the watcher thread
