@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import queue
+import shutil
 import signal
 import subprocess
 import sys
@@ -102,6 +103,17 @@ def test_root_file_and_memory_folder_created_later(tmp_path: Path, write: WriteF
         eventually(lambda: _found(mem, "ibis") == ["memory/first.md"], "new memory/ folder")
         write(tmp_path, "memory/second.md", "later jackal\n")
         eventually(lambda: _found(mem, "jackal") == ["memory/second.md"], "file in it later")
+
+
+def test_memory_folder_deleted_and_recreated(watched: Memory, workspace: Path) -> None:
+    shutil.rmtree(workspace / "memory")
+    eventually(lambda: _found(watched, "narwhal") == [], "deleted folder dropped")
+    (workspace / "memory").mkdir()
+    (workspace / "memory" / "back.md").write_text("returned okapi\n", encoding="utf-8")
+    eventually(lambda: _found(watched, "okapi") == ["memory/back.md"], "file in new folder")
+    # Later files too: the re-created folder itself must be watched again.
+    (workspace / "memory" / "later.md").write_text("subsequent wombat\n", encoding="utf-8")
+    eventually(lambda: _found(watched, "wombat") == ["memory/later.md"], "later file")
 
 
 def test_extra_folder_is_watched(tmp_path: Path, write: WriteFile) -> None:
