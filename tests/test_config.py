@@ -215,16 +215,6 @@ def test_tilde_workspace_is_expanded(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert load_config("~/mem", env={}).workspace == (tmp_path / "mem").resolve()
 
 
-def test_case_65_extra_paths_are_trimmed_and_deduplicated(tmp_path: Path) -> None:
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    absolute = str(tmp_path / "abs")
-    cfg = load_config(
-        ws, env={}, overrides={"extra_paths": [" notes ", "./notes", absolute, absolute, ""]}
-    )
-    assert list(Workspace(cfg).extra_paths) == [ws.resolve() / "notes", Path(absolute)]
-
-
 def test_case_86_extra_paths_merge_keeps_first_occurrence(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()

@@ -280,6 +280,14 @@ def test_unreadable_file_is_skipped_and_reported(tmp_path: Path, write: WriteFil
         (tmp_path / "memory" / "locked.md").chmod(0o644)
 
 
+def test_case_65_extra_paths_are_trimmed_and_deduplicated(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    absolute = str(tmp_path / "abs")
+    cfg = load_config(ws, overrides={"extra_paths": [" notes ", "./notes", absolute, absolute, ""]})
+    assert list(Workspace(cfg).extra_paths) == [ws.resolve() / "notes", Path(absolute)]
+
+
 def test_case_66_list_memory_files(tmp_path: Path, write: WriteFile) -> None:
     ws = tmp_path / "ws"
     write(ws, "MEMORY.md", "m")
