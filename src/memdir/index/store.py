@@ -24,6 +24,7 @@ from memdir.config import STATE_DIRNAME
 from memdir.errors import StorageError
 from memdir.index.lock import WriterLock
 from memdir.index.schema import SCHEMA_VERSION, connect, create_schema
+from memdir.text import FTS_TOKENIZE
 from memdir.workspace import Problem
 
 __all__ = ["ChunkRow", "FileRow", "Index", "KeywordRow", "VectorState"]
@@ -87,6 +88,11 @@ class Index:
         self.conn = conn
         self.lock = lock
         self._mutex = threading.RLock()
+        self._writes = 0
+        self._stats_for: tuple[int, int] | None = None
+        self._df_cache: dict[str, int] = {}
+        self._total = 0
+        self._scratch_ready = False
         self.recovered_from: str | None = None
 
     # -- opening -------------------------------------------------------------------------
@@ -162,6 +168,52 @@ class Index:
                 self.conn.execute("ROLLBACK")
                 raise
             self.conn.execute("COMMIT")
+            self._writes += 1
+
+    def _stats_key(self) -> tuple[int, int]:
+        """Changes whenever any connection (this one or another process's) commits."""
+        return (self._writes, int(self.conn.execute("PRAGMA data_version").fetchone()[0]))
+
+    def term_stats(self, text: str) -> tuple[int, dict[str, int]]:
+        """``(chunk count, {FTS token: chunks containing it})`` for the FTS tokens of ``text``.
+
+        ``text`` is tokenised by FTS5 itself (through a scratch table with the same tokenizer),
+        so the tokens are exactly the stemmed forms stored in the index. Cached until the index
+        changes.
+        """
+        with self._mutex:
+            key = self._stats_key()
+            if key != self._stats_for:
+                self._stats_for = key
+                self._df_cache = {}
+                self._total = int(self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+            if not self._scratch_ready:
+                self.conn.execute(
+                    f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.memdir_q USING fts5(body, tokenize='{FTS_TOKENIZE}')"
+                )
+                self.conn.execute(
+                    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memdir_qv USING fts5vocab(temp, 'memdir_q', 'row')"
+                )
+                self.conn.execute(
+                    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memdir_dv USING fts5vocab(main, 'chunks_fts', 'row')"
+                )
+                self._scratch_ready = True
+            self.conn.execute("DELETE FROM temp.memdir_q")
+            self.conn.execute(
+                "INSERT INTO temp.memdir_q(rowid, body) VALUES (1, memdir_fts(?))", (text,)
+            )
+            terms = [r[0] for r in self.conn.execute("SELECT term FROM temp.memdir_qv")]
+            todo = [t for t in terms if t not in self._df_cache]
+            if todo:
+                marks = ",".join("?" * len(todo))
+                found = dict(
+                    self.conn.execute(
+                        f"SELECT term, doc FROM temp.memdir_dv WHERE term IN ({marks})", todo
+                    ).fetchall()
+                )
+                for t in todo:
+                    self._df_cache[t] = int(found.get(t, 0))
+            return self._total, {t: self._df_cache[t] for t in terms}
 
     def read(self, sql: str, params: Sequence[object] = ()) -> list[tuple]:  # type: ignore[type-arg]
         with self._mutex:

@@ -1,0 +1,56 @@
+"""Keyword scores mean the same in a two-file workspace and a large one (memdir's calibration,
+replacing upstream's r/(1+r), which collapses to ~0 in small corpora and ~1 in large ones)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memdir import Memory
+from memdir.search.keyword import coverage_score, fts5_idf
+
+
+@pytest.fixture
+def tiny(tmp_path: Path) -> Path:
+    (tmp_path / "memory").mkdir()
+    (tmp_path / "MEMORY.md").write_text(
+        "# Memory\n\nAlpha project uses PostgreSQL.\nAlice likes tea.\n"
+    )
+    (tmp_path / "memory" / "2026-01-02.md").write_text("Alice reviewed the Beta release notes.\n")
+    return tmp_path
+
+
+def _search(ws: Path, query: str, **kw: object) -> list[tuple[str, float]]:
+    with Memory(ws, overrides={"embedding.provider": "none"}) as mem:
+        return [(h.path, h.score) for h in mem.search(query, **kw)]  # type: ignore[arg-type]
+
+
+def test_case_61_two_file_workspace_finds_a_word_at_the_default_floor(tiny: Path) -> None:
+    hits = _search(tiny, "Alpha")
+    assert hits and hits[0][0] == "MEMORY.md"
+    assert hits[0][1] >= 0.35
+
+
+def test_case_61_unknown_keyword_finds_nothing(tiny: Path) -> None:
+    assert _search(tiny, "nonexistent_xyz_keyword") == []
+
+
+def test_query_about_something_never_mentioned_returns_nothing(tiny: Path) -> None:
+    # "Alice" is in every file, so it carries no information; "coffee" is nowhere.
+    assert _search(tiny, "Alice coffee") == []
+
+
+def test_scores_rank_full_matches_above_partial_ones(tiny: Path) -> None:
+    hits = _search(tiny, "Beta release", min_score=0.0)
+    assert hits[0][0] == "memory/2026-01-02.md"
+    assert hits[0][1] > 0.9
+
+
+def test_idf_and_coverage() -> None:
+    assert fts5_idf(100, 10) == pytest.approx(2.1456, abs=1e-3)  # ln(90.5 / 10.5)
+    assert fts5_idf(4, 3) == 1e-6  # FTS5's floor for terms in most rows
+    assert coverage_score(-2.0, 4.0) == 0.5
+    assert coverage_score(-9.0, 4.0) == 1.0
+    assert coverage_score(float("nan"), 4.0) == 0.0
+    assert coverage_score(-1.0, 0.0) == 0.0
