@@ -1,0 +1,212 @@
+"""Append-only writes to memory files, safe with concurrent writers and crashes.
+
+:func:`append_note` adds text to the end of a Markdown file and never rewrites what is there:
+
+* **One writer at a time.** An exclusive lock (``flock``; ``msvcrt.locking`` on Windows) on a
+  lock file beside the target, :data:`LOCK_NAME`, serialises every memdir writer of that
+  folder, in this process or another. The file is opened with ``O_APPEND`` and the note goes
+  out in one ``write`` (looped only if the OS writes less), then ``fsync``.
+* **Crash-safe.** Earlier content is never touched. A crash mid-write can leave at most a
+  partial last note; the next append starts on a fresh line (the note is preceded by ``\\n``
+  whenever the file does not end with one), so it is never glued to the broken text.
+* **Readable result.** Notes are separated by a blank line; a new file may start with a
+  ``header`` (e.g. ``# 2026-01-12``) written with the first note.
+* **No symlinks.** The target is opened with ``O_NOFOLLOW`` and must be a regular file; the
+  caller checks the folders on the way (see :func:`memdir.tools.access`).
+
+The returned :class:`AppendResult` gives the 1-based lines the note occupies, for a citation.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from memdir.errors import StorageError, UsageError
+
+__all__ = ["LOCK_NAME", "AppendResult", "append_note"]
+
+LOCK_NAME = ".memdir-write.lock"
+"""Name of the lock file created beside written files (one per folder)."""
+
+_LOCK_WAIT_S = 30.0
+_READ_CHUNK = 1 << 16
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_BINARY = getattr(os, "O_BINARY", 0)
+
+try:
+    import fcntl
+
+    def _try_lock(fd: int) -> bool:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
+
+    def _unlock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+
+except ImportError:  # Windows: lock the first byte of the lock file
+    import msvcrt
+
+    def _try_lock(fd: int) -> bool:
+        try:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+
+    def _unlock(fd: int) -> None:
+        os.lseek(fd, 0, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+
+
+@dataclass(frozen=True, slots=True)
+class AppendResult:
+    """Where a note went: ``path`` lines ``start_line``..``end_line`` (1-based, inclusive)."""
+
+    path: Path
+    bytes_written: int
+    created: bool
+    start_line: int
+    end_line: int
+    size: int
+
+
+def append_note(
+    path: Path, text: str, *, header: str = "", lock_wait_s: float = _LOCK_WAIT_S
+) -> AppendResult:
+    """Append ``text`` (one note) to ``path``, creating the file and its folder if needed.
+
+    ``header`` is written before the note only when the file is new or empty. Raises
+    :class:`UsageError` for empty text and :class:`StorageError` when the file cannot be
+    written (a symlink or folder in the way, no permission, lock held too long).
+    """
+    note = text.strip("\n")
+    if not note.strip():
+        raise UsageError("nothing to write: the note is empty")
+    body = (note.rstrip() + "\n").encode("utf-8")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StorageError(f"cannot create folder {path.parent}: {exc.strerror}") from exc
+    with _locked(path.parent / LOCK_NAME, lock_wait_s):
+        return _append_locked(path, body, header.encode("utf-8"))
+
+
+@contextmanager
+def _locked(lock_path: Path, wait_s: float) -> Iterator[None]:
+    """Hold an exclusive lock on ``lock_path``, waiting up to ``wait_s`` seconds for it.
+
+    Appends hold it for a few milliseconds (mostly ``fsync``), so waiters poll at 0.5-5 ms
+    rather than sleeping long: six processes appending at once stay close to one at a time.
+    """
+    try:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | _CLOEXEC, 0o644)
+    except OSError as exc:
+        raise StorageError(f"cannot open lock file {lock_path}: {exc.strerror}") from exc
+    try:
+        deadline = time.monotonic() + wait_s
+        delay = 0.0005
+        while not _try_lock(fd):
+            if time.monotonic() >= deadline:
+                raise StorageError(f"{lock_path} has been locked by another writer for {wait_s:g}s")
+            time.sleep(delay)
+            delay = min(delay * 2, 0.005)
+        try:
+            yield
+        finally:
+            _unlock(fd)
+    finally:
+        os.close(fd)
+
+
+def _append_locked(path: Path, body: bytes, header: bytes) -> AppendResult:
+    # O_NONBLOCK: opening a FIFO planted at the target fails at once instead of hanging; it
+    # changes nothing for regular files. One descriptor is checked, scanned and written, so
+    # the file cannot be swapped between the check and the write.
+    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | _NOFOLLOW | _NONBLOCK | _CLOEXEC | _BINARY
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as exc:
+        raise StorageError(f"cannot open {path} for appending: {exc.strerror}") from exc
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise StorageError(f"{path} is not a regular file; refusing to append to it")
+        newlines, tail = _scan(fd, st.st_size)
+        if st.st_size == 0:
+            prefix = header
+        elif tail.endswith(b"\n\n"):
+            prefix = b""
+        elif tail.endswith(b"\n"):
+            prefix = b"\n"
+        else:  # an earlier write was cut short, or the user left no final newline
+            prefix = b"\n\n"
+        data = prefix + body
+        _write_all(fd, data, path)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    if st.st_size == 0:
+        _fsync_dir(path.parent)
+    start = newlines + prefix.count(b"\n") + 1
+    return AppendResult(
+        path=path,
+        bytes_written=len(data),
+        created=st.st_size == 0,
+        start_line=start,
+        end_line=start + body.count(b"\n") - 1,
+        size=st.st_size + len(data),
+    )
+
+
+def _scan(fd: int, size: int) -> tuple[int, bytes]:
+    """Count the newlines in the first ``size`` bytes and return them with the last two bytes.
+
+    Reading moves the offset, which ``O_APPEND`` writes ignore.
+    """
+    newlines = 0
+    last = b""
+    os.lseek(fd, 0, os.SEEK_SET)
+    remaining = size
+    while remaining > 0:
+        chunk = os.read(fd, min(_READ_CHUNK, remaining))
+        if not chunk:
+            break
+        newlines += chunk.count(b"\n")
+        last = (last + chunk)[-2:]
+        remaining -= len(chunk)
+    return newlines, last
+
+
+def _write_all(fd: int, data: bytes, path: Path) -> None:
+    view = memoryview(data)
+    while view:
+        try:
+            written = os.write(fd, view)
+        except OSError as exc:
+            raise StorageError(f"writing {path} failed: {exc.strerror}") from exc
+        view = view[written:]
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make a new file's directory entry durable (POSIX; a no-op where folders can't be opened)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | _CLOEXEC)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some filesystems refuse fsync on a folder; the data itself is already synced
+    finally:
+        os.close(fd)

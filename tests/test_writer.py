@@ -1,0 +1,146 @@
+"""memdir.writer: append-only, one note per write, safe with concurrent writers and crashes."""
+
+from __future__ import annotations
+
+import multiprocessing
+import multiprocessing.process
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from memdir.errors import StorageError, UsageError
+from memdir.writer import LOCK_NAME, append_note
+
+_PAD = "x" * 200  # long enough that an interleaved write would show
+
+
+def _write_notes(target: Path, writer: str, count: int) -> None:
+    """In a child process: append ``count`` numbered notes, one write each."""
+    for n in range(count):
+        append_note(target, f"- writer {writer} note {n:04d} {_PAD} end")
+
+
+def _process(target: Path, writer: str, count: int) -> multiprocessing.process.BaseProcess:
+    # fork where available: the child starts with memdir imported (a fresh interpreter per
+    # writer spends seconds importing on a small machine); still one OS process per writer.
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    proc = context.Process(target=_write_notes, args=(target, writer, count))
+    proc.start()
+    return proc
+
+
+def test_new_file_gets_header_then_notes_separated_by_a_blank_line(tmp_path: Path) -> None:
+    target = tmp_path / "memory" / "2026-01-12.md"
+    first = append_note(target, "- first", header="# 2026-01-12\n\n")
+    second = append_note(target, "- second\n- and more\n")
+    assert target.read_text() == "# 2026-01-12\n\n- first\n\n- second\n- and more\n"
+    assert (first.created, first.start_line, first.end_line) == (True, 3, 3)
+    assert (second.created, second.start_line, second.end_line) == (False, 5, 6)
+    assert second.size == target.stat().st_size
+    assert (tmp_path / "memory" / LOCK_NAME).exists()
+
+
+def test_never_rewrites_existing_text(tmp_path: Path) -> None:
+    target = tmp_path / "notes.md"
+    original = "# Notes\n\nhand-written line\n\n\n"
+    target.write_text(original)
+    append_note(target, "- appended")
+    assert target.read_text() == original + "- appended\n"
+
+
+def test_a_cut_short_last_line_is_never_glued_to_the_next_note(tmp_path: Path) -> None:
+    target = tmp_path / "notes.md"
+    target.write_bytes(b"- complete note\n\n- a note cut short by a cra")  # no final newline
+    result = append_note(target, "- next note")
+    assert target.read_text() == "- complete note\n\n- a note cut short by a cra\n\n- next note\n"
+    assert result.start_line == 5
+
+
+def test_leading_indentation_is_kept_and_trailing_blank_lines_dropped(tmp_path: Path) -> None:
+    target = tmp_path / "n.md"
+    append_note(target, "\n\n    indented code\n\n\n")
+    assert target.read_text() == "    indented code\n"
+
+
+@pytest.mark.parametrize("text", ["", "\n\n", "   \n\t"])
+def test_empty_notes_are_refused(tmp_path: Path, text: str) -> None:
+    with pytest.raises(UsageError):
+        append_note(tmp_path / "n.md", text)
+    assert not (tmp_path / "n.md").exists()
+
+
+def test_refuses_to_follow_a_symlink(tmp_path: Path) -> None:
+    victim = tmp_path / "victim.md"
+    victim.write_text("keep me\n")
+    link = tmp_path / "memory" / "2026-01-12.md"
+    link.parent.mkdir()
+    link.symlink_to(victim)
+    with pytest.raises(StorageError):
+        append_note(link, "- injected")
+    assert victim.read_text() == "keep me\n"
+
+
+def test_refuses_a_folder_or_fifo(tmp_path: Path) -> None:
+    (tmp_path / "dir.md").mkdir()
+    with pytest.raises(StorageError):
+        append_note(tmp_path / "dir.md", "- x")
+    fifo = tmp_path / "pipe.md"
+    os.mkfifo(fifo)
+    with pytest.raises(StorageError, match="not a regular file"):
+        append_note(fifo, "- x")
+
+
+def test_waits_for_the_lock_then_gives_up_with_a_clear_error(tmp_path: Path) -> None:
+    from memdir.index.lock import WriterLock
+
+    holder = WriterLock(tmp_path / LOCK_NAME)
+    assert holder.acquire(timeout=1)
+    try:
+        started = time.monotonic()
+        with pytest.raises(StorageError, match="locked by another writer"):
+            append_note(tmp_path / "n.md", "- x", lock_wait_s=0.3)
+        assert time.monotonic() - started >= 0.3
+    finally:
+        holder.release()
+    assert append_note(tmp_path / "n.md", "- x").created
+
+
+def test_concurrent_processes_lose_and_interleave_nothing(tmp_path: Path) -> None:
+    target = tmp_path / "memory" / "2026-01-12.md"
+    writers, count = 6, 50
+    procs = [_process(target, str(w), count) for w in range(writers)]
+    for proc in procs:
+        proc.join(timeout=60)
+    assert [proc.exitcode for proc in procs] == [0] * writers
+    lines = [line for line in target.read_text().split("\n") if line]
+    assert len(lines) == writers * count
+    expected = {
+        f"- writer {w} note {n:04d} {_PAD} end" for w in range(writers) for n in range(count)
+    }
+    assert set(lines) == expected
+    for w in range(writers):  # each writer's notes stay in its own order
+        mine = [line for line in lines if line.startswith(f"- writer {w} ")]
+        assert mine == sorted(mine)
+
+
+def test_a_killed_writer_leaves_earlier_notes_intact(tmp_path: Path) -> None:
+    target = tmp_path / "n.md"
+    append_note(target, "- before the crash")
+    proc = _process(target, "k", 100_000)
+    deadline = time.monotonic() + 10
+    while target.stat().st_size < 20_000 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    proc.kill()
+    proc.join(timeout=10)
+    assert proc.exitcode == -signal.SIGKILL
+    append_note(target, "- after the crash")
+    lines = target.read_text().split("\n")
+    assert lines[0] == "- before the crash"
+    assert lines[-2:] == ["- after the crash", ""]
+    body = [line for line in lines[1:-2] if line]
+    # Every note but possibly the last one is whole (a SIGKILL lands between writes).
+    assert all(line.endswith(" end") for line in body[:-1])
