@@ -1,0 +1,118 @@
+"""``memory_get``: read a memory file or a line range of it (spec §10.2, stricter paths).
+
+Unlike upstream, every refusal has its own ``code`` and message (see
+:meth:`memdir.workspace.Workspace.resolve_readable` and :mod:`memdir.tools.access`), and a
+missing file is an error (``missing``) rather than empty text. The order of checks means an
+answer never depends on a file the caller may not see: syntax, then the caller's rules by
+name, then the file on disk, then the caller's rules for where it really leads.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memdir.errors import NotFoundError, PathError, UsageError, WorkspaceError
+from memdir.tools.args import Arguments, ToolError, invalid
+from memdir.tools.context import ToolContext
+from memdir.tools.spec import ToolSpec
+
+__all__ = ["GET"]
+
+_ACCEPTED = ("path", "from", "lines")
+
+DESCRIPTION = (
+    "Read a memory file, or only some of its lines, by the path memory_search returned "
+    "(e.g. 'memory/2026-01-12.md' or 'MEMORY.md'). Use it after memory_search to pull just the "
+    "lines you need: 'from' is the first line (1-based) and 'lines' how many; leave both out "
+    "for the whole file. Only Markdown memory files in the workspace can be read, by "
+    "workspace-relative path; a refusal explains why (code and error)."
+)
+
+INPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {
+            "type": "string",
+            "minLength": 1,
+            "description": "Workspace-relative path, e.g. 'memory/2026-01-12.md'.",
+        },
+        "from": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "First line to read, 1-based (default 1).",
+        },
+        "lines": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "How many lines to read (default: to the end of the file).",
+        },
+    },
+    "required": ["path"],
+}
+
+OUTPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string"},
+        "text": {"type": "string"},
+        "from_line": {"type": "integer"},
+        "to_line": {"type": "integer"},
+        "total_lines": {"type": "integer"},
+    },
+    "required": ["path", "text", "from_line", "to_line", "total_lines"],
+}
+
+
+def get_memory(ctx: ToolContext, args: Arguments) -> dict[str, Any]:
+    """Check the path for this caller, then read the lines (spec slicing: 0 means "not given")."""
+    raw = args.text("path", strip=False, check_unicode=False)
+    start = args.integer("from", "from_line", "fromLine")
+    count = args.integer("lines")
+    args.finish(_ACCEPTED)
+    if raw is None and not args.given("path"):
+        raise invalid("path is required and must be a non-empty string")
+    if raw is None:
+        raise _refused("path is empty", "empty", "", None)
+    if not start and not count:
+        start_line, line_count = None, None
+    else:
+        start_line, line_count = max(1, start or 1), (max(1, count) if count else None)
+    workspace = ctx.memory.workspace
+    try:
+        rel = workspace.normalize(raw)
+        refused = ctx.access.refusal(rel)
+        if refused is not None:
+            raise refused
+        rel, abs_path = workspace.resolve_readable(rel)
+        ctx.access.check_read(rel, abs_path)
+        piece = ctx.memory.get(rel, from_line=start_line, lines=line_count)
+    except PathError as exc:
+        raise _refused(exc.message, exc.code, exc.path or raw, exc.hint) from None
+    except NotFoundError as exc:
+        raise _refused(exc.message, "missing", raw, exc.hint) from None
+    except UsageError as exc:
+        raise invalid(exc.message) from None
+    except WorkspaceError as exc:
+        raise _refused(exc.message, "unreadable", raw, exc.hint) from None
+    result = piece.to_dict()
+    result["text"] = ctx.redact(piece.text)
+    return result
+
+
+def _refused(message: str, code: str, path: str, hint: str | None) -> ToolError:
+    """The spec's error shape ``{path, text: "", disabled: true, error}``, plus ``code``."""
+    return ToolError(
+        message, code=code, hint=hint, extra={"path": path, "text": "", "disabled": True}
+    )
+
+
+GET = ToolSpec(
+    name="memory_get",
+    title="Read memory file",
+    description=DESCRIPTION,
+    input_schema=INPUT_SCHEMA,
+    output_schema=OUTPUT_SCHEMA,
+    handler=get_memory,
+    read_only=True,
+    idempotent=True,
+)
