@@ -15,18 +15,21 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import sqlite3
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import wraps
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 from memdir.config import Config, load_config, mapping_setting
 from memdir.embed import Embedder, EmbeddingSettings, select_embedder
 from memdir.embed.fill import FillReport, fill_vectors
 from memdir.errors import EmbeddingError, NotFoundError, StorageError, UsageError, WorkspaceError
 from memdir.index import Index, Progress, SyncReport, sync_index
+from memdir.index.store import is_corruption
 from memdir.redact import Redactor, build_patterns
 from memdir.search import SearchResponse, SearchSettings, run_search
 from memdir.search.vector import VectorMatrix, VectorSearch
@@ -59,6 +62,30 @@ class FileSlice:
             "to_line": self.to_line,
             "total_lines": self.total_lines,
         }
+
+
+_T = TypeVar("_T")
+
+
+def _recovering(method: Callable[..., _T]) -> Callable[..., _T]:
+    """Rebuild a damaged index once and retry; other database errors become StorageError."""
+
+    @wraps(method)
+    def wrapper(self: Memory, *args: Any, **kwargs: Any) -> _T:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.DatabaseError as exc:
+            if not is_corruption(exc):
+                raise StorageError(f"index {self.index.path}: {exc}") from exc
+            self._recover(exc)
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.DatabaseError as exc:
+            raise StorageError(
+                f"index {self.index.path} is still unusable after a rebuild: {exc}"
+            ) from exc
+
+    return wrapper
 
 
 class Memory:
@@ -131,7 +158,21 @@ class Memory:
         if self._closed:
             raise UsageError("this Memory is closed")
 
+    def _recover(self, exc: sqlite3.DatabaseError) -> None:
+        """The index file is damaged: move it aside and start a new one from the files."""
+        path = self.index.path
+        self.index.close()
+        moved = Index.discard_corrupt(path)
+        log.warning(
+            "index %s is damaged (%s); moved to %s and rebuilding from the files", path, exc, moved
+        )
+        self.index = Index.open(path)
+        self.index.recovered_from = moved
+        self._matrix = VectorMatrix()
+        self._dirty = True
+
     # -- indexing --------------------------------------------------------------------------
+    @_recovering
     def sync(
         self, *, force: bool = False, progress: Progress | None = None, embed: bool = True
     ) -> SyncReport:
@@ -278,6 +319,7 @@ class Memory:
         ]
 
     # -- search ----------------------------------------------------------------------------
+    @_recovering
     def search(
         self,
         query: str,
@@ -369,6 +411,7 @@ class Memory:
         )
 
     # -- status ----------------------------------------------------------------------------
+    @_recovering
     def status(self) -> dict[str, Any]:
         """Counts, settings and problems; the same object ``memdir status --json`` prints."""
         self._check_open()

@@ -72,7 +72,8 @@ class KeywordRow:
     rank: float
 
 
-def _is_corruption(exc: sqlite3.DatabaseError) -> bool:
+def is_corruption(exc: sqlite3.DatabaseError) -> bool:
+    """True for errors that mean the database file itself is damaged."""
     text = str(exc).lower()
     return any(
         s in text
@@ -110,7 +111,7 @@ class Index:
         try:
             conn = cls._open_checked(path)
         except sqlite3.DatabaseError as exc:
-            if not _is_corruption(exc):
+            if not is_corruption(exc):
                 raise StorageError(f"cannot open index {path}: {exc}") from exc
             recovered = _move_aside(path, lock)
             log.warning(
@@ -149,6 +150,11 @@ class Index:
                     stale.unlink()
         finally:
             self.lock.release()
+
+    @staticmethod
+    def discard_corrupt(path: Path) -> str:
+        """Move a damaged index (and its WAL files) aside; returns where it went."""
+        return _move_aside(path, WriterLock(path.with_name(path.name + ".lock")))
 
     def close(self) -> None:
         with self._mutex:
@@ -214,6 +220,20 @@ class Index:
                 for t in todo:
                     self._df_cache[t] = int(found.get(t, 0))
             return self._total, {t: self._df_cache[t] for t in terms}
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Run several reads against one consistent state of the database."""
+        with self._mutex:
+            if self.conn.in_transaction:
+                yield
+                return
+            self.conn.execute("BEGIN")
+            try:
+                yield
+            finally:
+                if self.conn.in_transaction:
+                    self.conn.execute("COMMIT")
 
     def read(self, sql: str, params: Sequence[object] = ()) -> list[tuple]:  # type: ignore[type-arg]
         with self._mutex:
@@ -506,6 +526,11 @@ class Index:
         conn.execute("ATTACH DATABASE ? AS live", (str(self.path),))
         conn.execute("INSERT INTO main.embedding_cache SELECT * FROM live.embedding_cache")
         conn.execute("INSERT INTO main.meta SELECT * FROM live.meta WHERE key LIKE 'vectors.%'")
+        # Continue the chunk id sequence: an id is never reused, even across rebuilds, so an id
+        # held by a reader from before the rebuild can never name a different chunk.
+        conn.execute(
+            "INSERT INTO main.sqlite_sequence(name, seq) SELECT name, seq FROM live.sqlite_sequence WHERE name = 'chunks'"
+        )
         conn.execute("DETACH DATABASE live")
         self.set_meta("vectors.generation", uuid.uuid4().hex, conn)
         return tmp, conn

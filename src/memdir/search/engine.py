@@ -116,38 +116,44 @@ def run_search(
         )
         mode = "keyword"
     limit = min(200, max(1, settings.max_results * settings.candidate_multiplier))
-    keyword_hits: list[tuple[int, float]] = []
-    if mode != "vector":
-        keyword_hits = [
-            (row.chunk.id, score)
-            for row, score in keyword_search(
-                index, text, limit, sources=list(sources) if sources else None, stopwords=stopwords
-            )
-        ]
+    if path_filter is not None:
+        limit = min(400, limit * 2)  # some candidates will be filtered out
     vector_hits: list[tuple[int, float]] = []
     if mode != "keyword" and vectors is not None:
         try:
             vector_hits = vectors.search(text, limit)
         except EmbeddingError as exc:
             warnings.append(f"vector search failed ({exc}); used keyword search")
-            if mode == "vector":
-                keyword_hits = [
-                    (row.chunk.id, s)
-                    for row, s in keyword_search(index, text, limit, stopwords=stopwords)
-                ]
             mode = "keyword"
-    if mode == "keyword":
-        candidates = merge([], keyword_hits, vector_weight=0.0, text_weight=1.0)
-    elif mode == "vector":
-        candidates = merge(vector_hits, [], vector_weight=1.0, text_weight=0.0)
-    else:
-        candidates = merge(
-            vector_hits,
-            keyword_hits,
-            vector_weight=settings.vector_weight,
-            text_weight=settings.text_weight,
-        )
-    rows = index.chunks_by_ids([c.chunk_id for c in candidates])
+    # Keyword hits and the chunk rows come from one read snapshot, so a sync committing in
+    # between cannot pair an id with another version's text. Vector ids from the in-memory
+    # matrix that no longer exist in the snapshot simply find no row and are dropped.
+    with index.snapshot():
+        keyword_hits: list[tuple[int, float]] = []
+        if mode != "vector":
+            keyword_hits = [
+                (row.chunk.id, score)
+                for row, score in keyword_search(
+                    index,
+                    text,
+                    limit,
+                    sources=list(sources) if sources else None,
+                    stopwords=stopwords,
+                )
+            ]
+        if mode == "keyword":
+            candidates = merge([], keyword_hits, vector_weight=0.0, text_weight=1.0)
+        elif mode == "vector":
+            candidates = merge(vector_hits, [], vector_weight=1.0, text_weight=0.0)
+        else:
+            candidates = merge(
+                vector_hits,
+                keyword_hits,
+                vector_weight=settings.vector_weight,
+                text_weight=settings.text_weight,
+            )
+        rows = index.chunks_by_ids([c.chunk_id for c in candidates])
+    candidates = [c for c in candidates if c.chunk_id in rows]
     if path_filter is not None:
         candidates = [
             c
