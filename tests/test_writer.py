@@ -26,9 +26,13 @@ def _write_notes(target: Path, writer: str, count: int) -> None:
 def _process(target: Path, writer: str, count: int) -> multiprocessing.process.BaseProcess:
     # fork where available: the child starts with memdir imported (a fresh interpreter per
     # writer spends seconds importing on a small machine); still one OS process per writer.
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    proc = context.Process(target=_write_notes, args=(target, writer, count))
+    args = (target, writer, count)
+    if "fork" in multiprocessing.get_all_start_methods():
+        proc: multiprocessing.process.BaseProcess = multiprocessing.get_context("fork").Process(
+            target=_write_notes, args=args
+        )
+    else:
+        proc = multiprocessing.get_context("spawn").Process(target=_write_notes, args=args)
     proc.start()
     return proc
 

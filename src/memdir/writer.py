@@ -11,8 +11,9 @@
   whenever the file does not end with one), so it is never glued to the broken text.
 * **Readable result.** Notes are separated by a blank line; a new file may start with a
   ``header`` (e.g. ``# 2026-01-12``) written with the first note.
-* **No symlinks.** The target is opened with ``O_NOFOLLOW`` and must be a regular file; the
-  caller checks the folders on the way (see :func:`memdir.tools.access`).
+* **No symlinks, no FIFOs.** The target is opened with ``O_NOFOLLOW`` and ``O_NONBLOCK`` and
+  must be a regular file; the caller checks the folders on the way
+  (:meth:`memdir.tools.access.AccessPolicy.writable`).
 
 The returned :class:`AppendResult` gives the 1-based lines the note occupies, for a citation.
 """
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -41,20 +43,7 @@ _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _BINARY = getattr(os, "O_BINARY", 0)
 
-try:
-    import fcntl
-
-    def _try_lock(fd: int) -> bool:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return False
-        return True
-
-    def _unlock(fd: int) -> None:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-
-except ImportError:  # Windows: lock the first byte of the lock file
+if sys.platform == "win32":  # lock the first byte of the lock file
     import msvcrt
 
     def _try_lock(fd: int) -> bool:
@@ -67,6 +56,19 @@ except ImportError:  # Windows: lock the first byte of the lock file
     def _unlock(fd: int) -> None:
         os.lseek(fd, 0, os.SEEK_SET)
         msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+
+else:
+    import fcntl
+
+    def _try_lock(fd: int) -> bool:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
+
+    def _unlock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_UN)
 
 
 @dataclass(frozen=True, slots=True)

@@ -186,10 +186,13 @@ def _write_notes(ws: str, writer: int, count: int) -> None:
 def _start(ws: Path, writer: int, count: int) -> multiprocessing.process.BaseProcess:
     # fork starts each writer with memdir already imported (a fresh interpreter spends seconds
     # importing on a small machine); spawn when fork is unavailable or threads are running.
-    safe = "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
-    proc = multiprocessing.get_context("fork" if safe else "spawn").Process(
-        target=_write_notes, args=(str(ws), writer, count)
-    )
+    args = (str(ws), writer, count)
+    if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
+        proc: multiprocessing.process.BaseProcess = multiprocessing.get_context("fork").Process(
+            target=_write_notes, args=args
+        )
+    else:
+        proc = multiprocessing.get_context("spawn").Process(target=_write_notes, args=args)
     proc.start()
     return proc
 
