@@ -211,6 +211,7 @@ class Scored:
     category: int
     scores: dict[str, float]  # metric → recall in [0, 1]
     seconds: float
+    cpu_seconds: float
     extra: JsonDict
 
 
@@ -234,7 +235,7 @@ def eval_turns(
             "floor_R@10": len(wanted & set(kept[:10])) / len(wanted),
             "floor_empty": not kept,
         }
-        out.append(Scored(q.qid, q.category, scores, seconds, extra))
+        out.append(Scored(q.qid, q.category, scores, seconds, store.last_cpu_seconds, extra))
     return out
 
 
@@ -275,9 +276,8 @@ def eval_daily(store: Store, conv: Conversation, layout: DailyLayout) -> list[Sc
             for h, c in zip(hits[:within], costs[:within], strict=True)
             if len(h.snippet) < c * CHARS_PER_TOKEN
         )
-        out.append(
-            Scored(q.qid, q.category, scores, seconds, {**used, "snippets_truncated": truncated})
-        )
+        extra = {**used, "snippets_truncated": truncated}
+        out.append(Scored(q.qid, q.category, scores, seconds, store.last_cpu_seconds, extra))
     return out
 
 
@@ -406,6 +406,7 @@ def main() -> None:
         "all": aggregate(results),
         "audit_excluded": aggregate(results, lambda r: r.qid not in audited),
         "latency": latency_summary([r.seconds for r in results]),
+        "latency_cpu": latency_summary([r.cpu_seconds for r in results]),
         "index": {"seconds": round(index_seconds, 3), "chunks": chunks},
         "evidence_ids": dict(evidence_tally),
         "effective_modes": dict(modes),

@@ -24,6 +24,9 @@ run scifact bench/scifact.py "$@"
 run xquad-en bench/xquad.py --lang en "$@"
 run xquad-zh bench/xquad.py --lang zh "$@"
 run locomo-turns bench/locomo.py --view turns "$@"
+run locomo-turns-nodate bench/locomo.py --view turns --turn-date none "$@"
 run locomo-daily bench/locomo.py --view daily "$@"
 run scale bench/scale.py "$@"
 echo "all benchmarks done in $((SECONDS - total_start)) s"
+echo
+"$PY" bench/summarize.py
