@@ -174,12 +174,20 @@ class Memory:
     # -- indexing --------------------------------------------------------------------------
     @_recovering
     def sync(
-        self, *, force: bool = False, progress: Progress | None = None, embed: bool = True
+        self,
+        *,
+        force: bool = False,
+        progress: Progress | None = None,
+        embed: bool = True,
+        paths: Sequence[str | os.PathLike[str]] | None = None,
     ) -> SyncReport:
         """Bring the index up to date with the files; ``force`` rebuilds it from scratch.
 
-        With ``embed`` (the default) every chunk still missing a vector is then embedded; if the
-        embedder fails, the text index is still updated and ``report.vectors["error"]`` says why.
+        ``paths`` limits the check to those files (absolute, or relative to the current
+        directory), e.g. the ones an editor just saved; a folder among them, or an index that
+        needs rebuilding, still means a full scan. With ``embed`` (the default) every chunk
+        still missing a vector is then embedded; if the embedder fails, the text index is still
+        updated and ``report.vectors["error"]`` says why.
         """
         self._check_open()
         if not self.index.lock.acquire(timeout=_SYNC_LOCK_WAIT_S):
@@ -187,7 +195,11 @@ class Memory:
                 f"another process has held {self.index.lock.path} for {_SYNC_LOCK_WAIT_S:.0f}s; try again later"
             )
         try:
-            report = self._sync_locked(force=force, progress=progress)
+            report = self._sync_locked(
+                force=force,
+                progress=progress,
+                paths=None if paths is None else [os.fspath(p) for p in paths],
+            )
         finally:
             self.index.lock.release()
         if embed:
@@ -256,7 +268,9 @@ class Memory:
             self.index, embedder, self._matrix, prepare=lambda q: self._prepare([q])[0]
         ), None
 
-    def _sync_locked(self, *, force: bool, progress: Progress | None) -> SyncReport:
+    def _sync_locked(
+        self, *, force: bool, progress: Progress | None, paths: list[str] | None = None
+    ) -> SyncReport:
         with self._sync_mutex:
             self._dirty = False
             try:
@@ -267,6 +281,7 @@ class Memory:
                     overlap=self.config["chunking.overlap"],
                     force=force,
                     progress=progress,
+                    paths=paths,
                 )
             except BaseException:
                 self._dirty = True
@@ -290,12 +305,15 @@ class Memory:
 
     def _refresh(self) -> list[str]:
         """Sync before a search unless a live watcher vouches that nothing changed."""
-        if self._watcher is not None and self._watcher.alive and not self._dirty:
+        watching = self._watcher is not None and self._watcher.alive
+        if watching and not self._dirty:
             return []
         if not self.index.lock.acquire(timeout=_SEARCH_LOCK_WAIT_S):
             return ["another process is updating the index; results may miss the newest edits"]
         try:
-            self._sync_locked(force=False, progress=None)
+            # With a live watcher only the files it saw change are looked at.
+            paths = self._watcher.take_pending() if watching and self._watcher else None
+            self._sync_locked(force=False, progress=None, paths=paths)
         finally:
             self.index.lock.release()
         return self._refresh_vectors()
@@ -460,7 +478,7 @@ class Memory:
 
         def resync() -> None:
             try:
-                report = self.sync()
+                report = self.sync(paths=self._watcher.take_pending() if self._watcher else None)
             except StorageError as exc:
                 log.warning("watch sync failed: %s", exc)
                 self.mark_dirty()
@@ -477,8 +495,8 @@ class Memory:
         )
         self._watcher.start()
         # Files may have changed since the last sync and before the watcher saw anything:
-        # mark the index dirty and schedule one sync, or searches would trust a stale index.
-        self._watcher.poke()
+        # mark the index dirty and schedule one full sync, or searches would trust a stale index.
+        self._watcher.poke(None)
 
     def stop_watching(self) -> None:
         if self._watcher is not None:

@@ -183,6 +183,66 @@ class Workspace:
             self._add_sessions(add, found)
         return found
 
+    def discover_paths(
+        self, paths: Iterable[str | os.PathLike[str]]
+    ) -> tuple[Discovery, list[str], bool]:
+        """Apply the discovery rules to a few changed paths only (what a watcher reports).
+
+        Returns the files to (re)index, the relative paths that no longer exist (their rows
+        should go), and whether a full scan is needed instead (a folder changed, or a path
+        could not be classified cheaply).
+        """
+        found = Discovery()
+        gone: list[str] = []
+        roots = self.allowed_roots()
+        for raw in paths:
+            abs_path = Path(os.path.abspath(os.path.expanduser(str(raw))))
+            try:
+                lst: os.stat_result | None = abs_path.lstat()
+            except FileNotFoundError:
+                lst = None
+            except OSError:
+                return found, gone, True
+            if lst is not None and (stat.S_ISDIR(lst.st_mode) or stat.S_ISLNK(lst.st_mode)):
+                if any(p in IGNORED_DIRS for p in abs_path.parts):
+                    continue
+                return found, gone, True
+            rel = self._display_path(abs_path)
+            if rel is None:
+                continue
+            if lst is None:
+                gone.append(rel)
+                continue
+            if not stat.S_ISREG(lst.st_mode):
+                continue
+            real = Path(os.path.realpath(abs_path))
+            if self._escapes(real, roots):
+                return found, gone, True
+            source = "sessions" if rel.startswith("sessions/") else "memory"
+            found.files.append(SourceFile(rel, str(abs_path), source, lst.st_size, lst.st_mtime_ns))
+        return found, gone, False
+
+    def _display_path(self, abs_path: Path) -> str | None:
+        """The stored path of a file discovery would index, or ``None`` if it would not."""
+        name = abs_path.name
+        parts_ok = not any(p in IGNORED_DIRS for p in abs_path.parts)
+        if "memory" in self.sources and parts_ok:
+            if abs_path.parent == self.root and name in ROOT_FILES:
+                return name
+            memory = self.root / "memory"
+            if _inside(abs_path, memory) and abs_path != memory and is_markdown_name(name):
+                return _rel(self.root, abs_path)
+            for extra in self.extra_paths:
+                if (abs_path == extra or _inside(abs_path, extra)) and is_markdown_name(name):
+                    return _rel(self.root, abs_path)
+        if (
+            "sessions" in self.sources
+            and abs_path.parent == self.sessions_dir
+            and _SESSION_NAME.match(name)
+        ):
+            return f"sessions/{name}"
+        return None
+
     def _add_file(
         self,
         path: Path,

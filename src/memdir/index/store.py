@@ -273,9 +273,16 @@ class Index:
         )
 
     # -- files and chunks ----------------------------------------------------------------
-    def file_rows(self) -> dict[str, FileRow]:
-        rows = self.read("SELECT path, source, hash, size, mtime_ns, chunks, indexed_ns FROM files")
-        return {r[0]: FileRow(*r) for r in rows}
+    def file_rows(self, paths: Iterable[str] | None = None) -> dict[str, FileRow]:
+        """Every file row, or only those of ``paths``."""
+        sql = "SELECT path, source, hash, size, mtime_ns, chunks, indexed_ns FROM files"
+        if paths is None:
+            return {r[0]: FileRow(*r) for r in self.read(sql)}
+        out: dict[str, FileRow] = {}
+        for path in paths:
+            for r in self.read(sql + " WHERE path = ?", (path,)):
+                out[r[0]] = FileRow(*r)
+        return out
 
     def file_count(self) -> int:
         return int(self.read("SELECT count(*) FROM files")[0][0])
@@ -331,8 +338,18 @@ class Index:
         )
         conn.execute("DELETE FROM chunks WHERE path = ?", (path,))
 
-    def set_problems(self, conn: sqlite3.Connection, problems: Iterable[Problem]) -> None:
-        conn.execute("DELETE FROM problems")
+    def set_problems(
+        self,
+        conn: sqlite3.Connection,
+        problems: Iterable[Problem],
+        *,
+        only: Iterable[str] | None = None,
+    ) -> None:
+        """Replace the recorded problems: all of them, or only those of the paths ``only``."""
+        if only is None:
+            conn.execute("DELETE FROM problems")
+        else:
+            conn.executemany("DELETE FROM problems WHERE path = ?", [(p,) for p in only])
         conn.executemany(
             "INSERT OR REPLACE INTO problems(path, kind, message) VALUES (?, ?, ?)",
             [(p.path, p.kind, p.message) for p in problems],

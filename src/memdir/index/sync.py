@@ -125,6 +125,25 @@ class _Syncer:
         stale = [p for p in rows if p not in present]
         self._write(conn, pending, stale=stale)
 
+    def run_paths(self, paths: list[str]) -> set[str] | None:
+        """Sync only ``paths`` into the live index; returns the relative paths looked at, or
+        ``None`` when a full scan is needed instead."""
+        found, gone, full = self.ws.discover_paths(paths)
+        if full:
+            return None
+        touched = {f.path for f in found.files} | set(gone)
+        rows = self.index.file_rows(touched)
+        self.report.problems.extend(found.problems)
+        self.report.files_total = self.index.file_count()
+        pending = [
+            self._prepare(f, rows.get(f.path))
+            for f in found.files
+            if not _unchanged_by_stat(rows.get(f.path), f)
+        ]
+        self.report.files_unchanged += len(found.files) - len(pending)
+        self._write(None, pending, stale=[p for p in gone if p in rows])
+        return touched | {p.path for p in found.problems}
+
     def _prepare(
         self, file: SourceFile, row: FileRow | None
     ) -> tuple[SourceFile, str | None, list[Chunk] | None]:
@@ -197,12 +216,23 @@ def sync_index(
     overlap: int,
     force: bool = False,
     progress: Progress | None = None,
+    paths: list[str] | None = None,
 ) -> SyncReport:
-    """Bring ``index`` up to date with the files of ``workspace``. Call with the writer lock held."""
+    """Bring ``index`` up to date with the files of ``workspace``. Call with the writer lock held.
+
+    ``paths`` (changed files a watcher reported) limits the work to those files; a full scan is
+    done anyway when one of them is a folder or the index needs a rebuild.
+    """
     started = time.perf_counter()
     shape = index_shape(tokens, overlap)
     reason = "forced" if force else index.shape_mismatch(shape)
     syncer = _Syncer(workspace, index, tokens, overlap, progress)
+    touched = syncer.run_paths(paths) if reason is None and paths is not None else None
+    if touched is not None:
+        with index.transaction() as conn:
+            index.set_problems(conn, syncer.report.problems, only=touched)
+        syncer.report.seconds = time.perf_counter() - started
+        return syncer.report
     if reason is None:
         syncer.run(None, index.file_rows(), batch=1)
         with index.transaction() as conn:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import suppress
 from pathlib import Path
 
@@ -22,6 +22,8 @@ from watchdog.observers import Observer
 from memdir.workspace import IGNORED_DIRS, Workspace, is_markdown_name
 
 __all__ = ["Watcher"]
+
+_MAX_PENDING = 500  # more changed paths than this at once: rescan everything instead
 
 log = logging.getLogger(__name__)
 
@@ -49,8 +51,15 @@ class _Handler(FileSystemEventHandler):
         dest = getattr(event, "dest_path", "")
         if dest:
             paths.append(str(dest))
-        if any(_relevant(p, sessions=self.watcher.sessions) for p in paths):
-            self.watcher.poke()
+        if event.is_directory:
+            if event.event_type == "modified":
+                return  # a file inside changed: its own event says which
+            if any(_relevant(p, sessions=self.watcher.sessions) for p in paths):
+                self.watcher.poke(None)  # a folder appeared, vanished or moved: rescan
+            return
+        relevant = [p for p in paths if _relevant(p, sessions=self.watcher.sessions)]
+        if relevant:
+            self.watcher.poke(relevant)
 
 
 class Watcher:
@@ -75,6 +84,7 @@ class Watcher:
         self._timer: threading.Timer | None = None
         self._lock = threading.Lock()
         self._stop = threading.Event()
+        self._pending: set[str] | None = set()
         self._rescanner: threading.Thread | None = None
 
     @property
@@ -109,8 +119,18 @@ class Watcher:
             )
             self._rescanner.start()
 
-    def poke(self) -> None:
-        """An event arrived: mark dirty now, sync once things have been quiet for a moment."""
+    def poke(self, paths: Iterable[str] | None = None) -> None:
+        """An event arrived: mark dirty now, sync once things have been quiet for a moment.
+
+        ``paths`` are the files the event named; ``None`` asks for a full rescan.
+        """
+        with self._lock:
+            if paths is None:
+                self._pending = None
+            elif self._pending is not None:
+                self._pending.update(paths)
+                if len(self._pending) > _MAX_PENDING:
+                    self._pending = None
         self.on_change()
         with self._lock:
             if self._timer is not None:
@@ -120,6 +140,12 @@ class Watcher:
             self._timer = threading.Timer(self.debounce_s, self._settled)
             self._timer.daemon = True
             self._timer.start()
+
+    def take_pending(self) -> list[str] | None:
+        """The changed paths seen since the last call (``None``: rescan everything)."""
+        with self._lock:
+            pending, self._pending = self._pending, set()
+        return None if pending is None else sorted(pending)
 
     def _settled(self) -> None:
         if self._stop.is_set():
@@ -141,7 +167,7 @@ class Watcher:
 
     def _rescan_loop(self) -> None:
         while not self._stop.wait(self.rescan_s):
-            self.poke()
+            self.poke(None)
 
     def stop(self) -> None:
         self._stop.set()
