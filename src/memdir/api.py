@@ -293,15 +293,29 @@ class Memory:
         """Tell the next search to re-check the files (the watcher calls this)."""
         self._dirty = True
 
-    def refresh(self) -> list[str]:
-        """Re-check the files now (e.g. right after writing one) and return warnings.
+    def refresh(self, paths: Sequence[str | os.PathLike[str]] | None = None) -> list[str]:
+        """Bring the index up to date now, e.g. right after writing a file; returns warnings.
 
-        Unlike :meth:`sync` it waits only briefly for another process holding the index, and
-        then answers with a warning instead of blocking.
+        ``paths`` (absolute) are checked along with whatever a running watcher has seen change
+        so far, which may not yet include a file written a moment ago; without ``paths``
+        everything is checked. Unlike :meth:`sync` it waits only briefly for another process
+        holding the index, and then answers with a warning instead of blocking.
         """
         self._check_open()
-        self.mark_dirty()
-        return self._refresh()
+        watching = self._watcher is not None and self._watcher.alive
+        if not self.index.lock.acquire(timeout=_SEARCH_LOCK_WAIT_S):
+            self.mark_dirty()
+            return ["another process is updating the index; results may miss the newest edits"]
+        try:
+            targets: list[str] | None = None
+            if paths is not None:
+                pending = self._watcher.take_pending() if watching and self._watcher else []
+                if pending is not None:
+                    targets = [*(os.fspath(p) for p in paths), *pending]
+            self._sync_locked(force=False, progress=None, paths=targets)
+        finally:
+            self.index.lock.release()
+        return self._refresh_vectors()
 
     def _refresh(self) -> list[str]:
         """Sync before a search unless a live watcher vouches that nothing changed."""

@@ -104,7 +104,7 @@ def write_memory(ctx: ToolContext, args: Arguments) -> dict[str, Any]:
         raise ToolError(exc.message, code=exc.code, extra={"path": rel}) from None
     except (StorageError, UsageError) as exc:
         raise ToolError(exc.message, code="write_failed", extra={"path": rel}) from None
-    warnings = ctx.memory.refresh()
+    warnings = ctx.memory.refresh(paths=[written.path])
     if written.size > ctx.config["limits.max_file_bytes"]:
         warnings.append(
             f"{rel} is now {written.size} bytes, over limits.max_file_bytes; it will not be indexed"
