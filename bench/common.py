@@ -226,9 +226,10 @@ class Store:
         if hasattr(raw, "to_dict"):
             raw = raw.to_dict()
         try:
-            return json.loads(json.dumps(dict(raw), default=str))
+            plain: JsonDict = json.loads(json.dumps(dict(raw), default=str))
         except (TypeError, ValueError):
-            return {"repr": repr(raw)}
+            plain = {"repr": repr(raw)}
+        return plain
 
     def config_value(self, key: str) -> Any:
         """A resolved memdir setting (default, file, env or override)."""

@@ -220,6 +220,11 @@ def generate(root: Path, files: int, seed: int) -> JsonDict:
     return {"markdown_files": files + 1, "chinese_files": chinese_files, "bytes": total_bytes}
 
 
+def markdown_bytes(root: Path) -> int:
+    """Total size of the Markdown files under ``root`` (a cheap check that nobody edited them)."""
+    return sum(p.stat().st_size for p in root.rglob("*.md") if ".memdir" not in p.parts)
+
+
 def cached_workspace(files: int, seed: int) -> tuple[Path, JsonDict]:
     """The pristine generated workspace for (seed, files), generating it on a cache miss."""
     base = CACHE_DIR / f"scale-{seed}-{files}"
@@ -227,13 +232,16 @@ def cached_workspace(files: int, seed: int) -> tuple[Path, JsonDict]:
     expected = {"generator_version": GENERATOR_VERSION, "seed": seed, "files": files}
     if manifest_path.exists():
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        if all(manifest.get(k) == v for k, v in expected.items()):
+        if all(manifest.get(k) == v for k, v in expected.items()) and markdown_bytes(
+            base / "workspace"
+        ) == manifest.get("bytes_on_disk"):
             return base / "workspace", manifest
+        print("cached workspace is stale or was modified; regenerating")
     shutil.rmtree(base, ignore_errors=True)
     (base / "workspace").mkdir(parents=True)
     print(f"generating {files} files (seed {seed}) into {base} …")
     stats = generate(base / "workspace", files, seed)
-    manifest = {**expected, **stats}
+    manifest = {**expected, **stats, "bytes_on_disk": markdown_bytes(base / "workspace")}
     manifest_path.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     return base / "workspace", manifest
 
@@ -367,7 +375,8 @@ def main() -> None:
     rss_before = peak_rss_mb()
     with tempfile.TemporaryDirectory(prefix="scale-run-", dir=CACHE_DIR) as tmp:
         workspace = Path(tmp) / "workspace"
-        shutil.copytree(pristine, workspace)
+        # Copy the Markdown only: an index someone built inside the cache must not be reused.
+        shutil.copytree(pristine, workspace, ignore=shutil.ignore_patterns(".memdir"))
         with Store(workspace, store_overrides(args), args.mode, refresh=False) as store:
             full = measure_index(store)
             syncs = measure_syncs(store, workspace, files, args.seed, args.edits)
