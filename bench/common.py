@@ -417,6 +417,13 @@ def settings(args: argparse.Namespace, **extra: Any) -> JsonDict:
     return out
 
 
+def warn_if_degraded(requested: str, effective: Mapping[str, int]) -> None:
+    """Say loudly when memdir served some searches in another mode than the one asked for."""
+    other = {mode: n for mode, n in effective.items() if mode != requested}
+    if other:
+        print(f"WARNING: asked for {requested} search, memdir used {other}", file=sys.stderr)
+
+
 def write_results(path: Path, payload: JsonDict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -597,6 +604,7 @@ def run_beir(
         floor = float(store.config_value("search.min_score"))
         modes = dict(store.effective_modes)
         warnings = dict(store.warnings)
+    warn_if_degraded(args.mode, modes)
     figures: JsonDict = {
         "queries": len(results),
         "documents": len(dataset.corpus),

@@ -45,6 +45,7 @@ from common import (
     settings,
     store_overrides,
     unique,
+    warn_if_degraded,
     write_files,
     write_per_query,
     write_results,
@@ -398,6 +399,7 @@ def main() -> None:
         results.extend(conv_results)
         print(f"{conv.sample_id}: {len(conv.turns)} turns, {len(conv_results)} questions")
 
+    warn_if_degraded(args.mode, modes)
     metrics = list(results[0].scores)
     audited = set(audit)
     figures: JsonDict = {

@@ -42,6 +42,7 @@ from common import (
     results_path,
     settings,
     store_overrides,
+    warn_if_degraded,
     write_results,
 )
 
@@ -385,6 +386,8 @@ def main() -> None:
             )
             status = store.status()
             db = store.index_path()
+            modes = dict(store.effective_modes)
+        warn_if_degraded(args.mode, modes)
         closed_files = index_files(db)
 
     figures: JsonDict = {
@@ -402,6 +405,7 @@ def main() -> None:
             "index_mb": round(sum(closed_files.values()) / 1e6, 1),
             "workspace_mb": round(manifest["bytes"] / 1e6, 1),
         },
+        "effective_modes": modes,
         "status": status,
     }
     measured = {
