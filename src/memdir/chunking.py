@@ -102,20 +102,23 @@ def chunk_text(text: str, *, tokens: int = 400, overlap: int = 80) -> list[Chunk
         del sizes[: len(sizes) - keep]
         return keep
 
+    total = 0  # == sum(sizes), kept up to date instead of re-summed for every line
     for line_no, line in enumerate(split_lines(text), start=1):
         for segment in _segments(line, max_chars, tokens):
             size = weighted_length(segment) + 1
-            if current and sum(sizes) + size > max_chars:
+            if current and total + size > max_chars:
                 if len(current) > carried:
                     flush()
                     carried = carry_overlap()
-                while current and sum(sizes) + size > max_chars:
+                    total = sum(sizes)
+                while current and total + size > max_chars:
                     current.pop(0)
-                    sizes.pop(0)
+                    total -= sizes.pop(0)
                     carried -= 1
                 carried = max(carried, 0)
             current.append((segment, line_no))
             sizes.append(size)
+            total += size
     if current and len(current) > carried:
         flush()
     return chunks

@@ -387,16 +387,16 @@ class Index:
         if sources:
             marks = ",".join("?" * len(sources))
             sql = (
-                "SELECT c.id, c.path, c.source, c.start_line, c.end_line, c.text, chunks_fts.rank"
+                "SELECT c.id, c.path, c.source, c.start_line, c.end_line, c.text, bm25(chunks_fts) AS r"
                 " FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid"
-                f" WHERE chunks_fts MATCH ? AND c.source IN ({marks}) ORDER BY chunks_fts.rank LIMIT ?"
+                f" WHERE chunks_fts MATCH ? AND c.source IN ({marks}) ORDER BY r LIMIT ?"
             )
             params: list[object] = [match, *sources, limit]
         else:
             sql = (
-                "SELECT c.id, c.path, c.source, c.start_line, c.end_line, c.text, f.rank"
-                " FROM (SELECT rowid, rank FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY rank LIMIT ?) AS f"
-                " JOIN chunks c ON c.id = f.rowid ORDER BY f.rank"
+                "SELECT c.id, c.path, c.source, c.start_line, c.end_line, c.text, f.r"
+                " FROM (SELECT rowid, bm25(chunks_fts) AS r FROM chunks_fts WHERE chunks_fts MATCH ?"
+                " ORDER BY r LIMIT ?) AS f JOIN chunks c ON c.id = f.rowid ORDER BY f.r"
             )
             params = [match, limit]
         try:
@@ -563,6 +563,9 @@ class Index:
         try:
             with self._mutex:
                 conn.backup(self.conn)
+                # The copy went through the WAL; fold it back now rather than leave a WAL
+                # as large as the database until the last connection closes.
+                self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
         except sqlite3.Error as exc:
             raise StorageError(f"cannot install rebuilt index into {self.path}: {exc}") from exc
         finally:

@@ -64,4 +64,13 @@ def coverage_score(rank: float, idf_mass: float) -> float:
     """
     if not math.isfinite(rank) or idf_mass <= 0:
         return 0.0
-    return min(1.0, max(0.0, -rank) / idf_mass)
+    share = max(0.0, -rank) / idf_mass
+    if share <= _KNEE:
+        return share
+    # Above the knee the share (which can pass 1 for short chunks that repeat the terms) is
+    # squashed smoothly towards 1, never reaching it, so BM25's order survives: a hard cap
+    # at 1 tied the best chunks and cost 1.5 points of SciFact nDCG@10.
+    return _KNEE + (1 - _KNEE) * (1 - math.exp(-(share - _KNEE) / (1 - _KNEE)))
+
+
+_KNEE = 0.8

@@ -91,6 +91,8 @@ def fts_document(text: str) -> str:
 
     Latin text passes through unchanged so the ``unicode61``/porter tokenizer sees it as written.
     """
+    if text.isascii():
+        return text  # nothing to expand, and NFKC leaves ASCII unchanged
     text = _normalise(text)
 
     def expand(match: re.Match[str]) -> str:
