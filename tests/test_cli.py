@@ -122,7 +122,7 @@ def test_search_prints_score_and_citation(workspace: Path) -> None:
     first = result.stdout.splitlines()[0]
     score, citation = first.split(" ")
     assert 0.0 < float(score) <= 1.0
-    assert citation == "memory/2026-01-12.md#L1-L4"
+    assert citation == "memory/2026-01-12.md#L1-L3"
     assert "quokka migration" in result.stdout
 
 
@@ -146,8 +146,11 @@ def test_search_json_shape(workspace: Path) -> None:
     hit = data[0]
     assert set(hit) == RESULT_KEYS
     assert hit["path"] == "memory/2026-01-12.md"
-    assert (hit["start_line"], hit["end_line"]) == (1, 4)
-    assert hit["citation"] == "memory/2026-01-12.md#L1-L4"
+    assert (hit["start_line"], hit["end_line"]) == (
+        1,
+        3,
+    )  # three lines; the final newline starts no fourth
+    assert hit["citation"] == "memory/2026-01-12.md#L1-L3"
     assert hit["source"] == "memory"
     assert "quokka" in hit["snippet"]
     assert isinstance(hit["score"], float)

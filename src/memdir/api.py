@@ -25,7 +25,7 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 from memdir.config import Config, load_config, mapping_setting
-from memdir.embed import Embedder, EmbeddingSettings, select_embedder
+from memdir.embed import Embedder, EmbedderSelection, EmbeddingSettings, select_embedder
 from memdir.embed.fill import FillReport, fill_vectors
 from memdir.errors import EmbeddingError, NotFoundError, StorageError, UsageError, WorkspaceError
 from memdir.index import Index, Progress, SyncReport, sync_index
@@ -214,7 +214,7 @@ class Memory:
         with self._embedder_lock:
             if self._embedder is None and self._embedder_reason is None:
                 try:
-                    selection = select_embedder(self.embedding_settings)
+                    selection = _select_shared(self.embedding_settings)
                 except EmbeddingError as exc:
                     self._embedder_reason = f"{self.embedding_settings.provider} unavailable: {exc}"
                     log.warning("%s", self._embedder_reason)
@@ -516,6 +516,22 @@ class Memory:
         if self._watcher is not None:
             self._watcher.stop()
             self._watcher = None
+
+
+_LOCAL_MODELS: dict[str, EmbedderSelection] = {}
+_LOCAL_MODELS_LOCK = threading.Lock()
+
+
+def _select_shared(settings: EmbeddingSettings) -> EmbedderSelection:
+    """Packaged local models are loaded once per process and shared by every Memory (they
+    are read-only and serialise their own calls); hosted clients are made per Memory."""
+    if settings.provider != "local":
+        return select_embedder(settings)
+    key = settings.model
+    with _LOCAL_MODELS_LOCK:
+        if key not in _LOCAL_MODELS:
+            _LOCAL_MODELS[key] = select_embedder(settings)
+        return _LOCAL_MODELS[key]
 
 
 def _embedding_settings(config: Config) -> EmbeddingSettings:

@@ -42,8 +42,12 @@ class Chunk:
 
 
 def split_lines(text: str) -> list[str]:
-    """Lines without terminators; ``\\r\\n`` is treated as one line break."""
-    return [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
+    """Lines without terminators. ``\\r\\n`` is one line break, and the newline that ends
+    the last line does not start another: ``"a\\n"`` is one line, as editors number it."""
+    lines = text.split("\n")
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
 
 
 def _segments(line: str, max_chars: int, tokens: int) -> list[str]:

@@ -1,0 +1,118 @@
+"""The Python API: Memory and its asyncio twin return the same things."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from memdir import AsyncMemory, Memory, PathError, UsageError
+
+KEYWORD_ONLY = {"embedding.provider": "none"}
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    (tmp_path / "memory").mkdir()
+    (tmp_path / "MEMORY.md").write_text("# Memory\n\nAlpha uses PostgreSQL.\nBeta uses SQLite.\n")
+    (tmp_path / "memory" / "2026-01-02.md").write_text("one\ntwo\nthree\nfour\n")
+    return tmp_path
+
+
+def test_search_response_shape(ws: Path) -> None:
+    with Memory(ws, overrides=KEYWORD_ONLY) as mem:
+        response = mem.search("PostgreSQL")
+        assert response.mode == "keyword" and response.requested_mode == "hybrid"
+        assert any("vector search unavailable" in w for w in response.warnings)
+        (hit,) = response
+        assert hit.to_dict().keys() == {
+            "path",
+            "start_line",
+            "end_line",
+            "score",
+            "snippet",
+            "source",
+            "citation",
+        }
+        assert hit.citation == "MEMORY.md#L1-L4"
+        assert response.to_dict()["results"][0]["path"] == "MEMORY.md"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"max_results": 0}, "max_results"),
+        ({"min_score": 1.5}, "min_score"),
+        ({"mode": "fuzzy"}, "mode"),
+    ],
+)
+def test_search_rejects_bad_arguments(ws: Path, kwargs: dict[str, object], message: str) -> None:
+    with Memory(ws, overrides=KEYWORD_ONLY) as mem, pytest.raises(UsageError, match=message):
+        mem.search("alpha", **kwargs)  # type: ignore[arg-type]
+
+
+def test_empty_query_is_a_usage_error(ws: Path) -> None:
+    with Memory(ws, overrides=KEYWORD_ONLY) as mem, pytest.raises(UsageError, match="empty"):
+        mem.search("   ")
+
+
+def test_get_slices_lines(ws: Path) -> None:
+    with Memory(ws, overrides=KEYWORD_ONLY) as mem:
+        whole = mem.get("memory/2026-01-02.md")
+        assert whole.text == "one\ntwo\nthree\nfour" and whole.total_lines == 4
+        part = mem.get("memory/2026-01-02.md", from_line=2, lines=2)
+        assert (part.text, part.from_line, part.to_line) == ("two\nthree", 2, 3)
+        past = mem.get("memory/2026-01-02.md", from_line=10, lines=5)
+        assert past.text == "" and past.to_line == 9
+        with pytest.raises(PathError) as missing:
+            mem.get("memory/2099-01-01.md")
+        assert missing.value.code == "missing"
+        with pytest.raises(PathError) as err:
+            mem.get("../etc/passwd")
+        assert err.value.code == "traversal"
+
+
+def test_closed_memory_refuses_calls(ws: Path) -> None:
+    mem = Memory(ws, overrides=KEYWORD_ONLY)
+    mem.close()
+    mem.close()  # twice is fine
+    with pytest.raises(UsageError, match="closed"):
+        mem.search("alpha")
+
+
+def test_async_twin_returns_the_same_results(ws: Path) -> None:
+    with Memory(ws, overrides=KEYWORD_ONLY) as mem:
+        expected = [h.to_dict() for h in mem.search("SQLite")]
+        expected_get = mem.get("MEMORY.md", from_line=3, lines=1)
+
+    async def run() -> None:
+        async with AsyncMemory(ws, overrides=KEYWORD_ONLY) as amem:
+            report = await amem.sync()
+            assert report.files_total == 2
+            got = await amem.search("SQLite")
+            assert [h.to_dict() for h in got] == expected
+            assert await amem.get("MEMORY.md", from_line=3, lines=1) == expected_get
+            assert (await amem.status())["files"] == 2
+
+    asyncio.run(run())
+
+
+def test_async_search_does_not_block_the_event_loop(ws: Path) -> None:
+    async def run() -> int:
+        ticks = 0
+
+        async def ticker() -> None:
+            nonlocal ticks
+            while True:
+                ticks += 1
+                await asyncio.sleep(0.001)
+
+        task = asyncio.create_task(ticker())
+        async with AsyncMemory(ws, overrides=KEYWORD_ONLY) as amem:
+            await amem.sync(force=True)
+            await amem.search("Alpha")
+        task.cancel()
+        return ticks
+
+    assert asyncio.run(run()) > 1
