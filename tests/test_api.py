@@ -116,3 +116,38 @@ def test_async_search_does_not_block_the_event_loop(ws: Path) -> None:
         return ticks
 
     assert asyncio.run(run()) > 1
+
+
+class _KeywordishEmbedder:
+    """A tiny Embedder: one dimension per known word."""
+
+    provider = "test"
+    model = "words-v1"
+    max_input_bytes = 1000
+    words = ("database", "postgresql", "sqlite", "beta", "alpha")
+
+    def identity(self) -> dict[str, str]:
+        return {"provider": self.provider, "model": self.model}
+
+    def _vec(self, text: str) -> list[float]:
+        low = text.lower()
+        v = [float(w in low) for w in self.words] + [0.01]
+        n = sum(x * x for x in v) ** 0.5
+        return [x / n for x in v]
+
+    def embed_documents(self, texts: list[str]):  # type: ignore[no-untyped-def]
+        import numpy as np
+
+        return np.array([self._vec(t) for t in texts], dtype=np.float32)
+
+    def embed_query(self, text: str):  # type: ignore[no-untyped-def]
+        import numpy as np
+
+        return np.array(self._vec(text), dtype=np.float32)
+
+
+def test_a_custom_embedder_plugs_in(ws: Path) -> None:
+    with Memory(ws, embedder=_KeywordishEmbedder()) as mem:  # type: ignore[arg-type]
+        response = mem.search("postgresql", mode="vector", min_score=0.0)
+        assert response.mode == "vector" and response[0].path == "MEMORY.md"
+        assert mem.status()["embedding"]["provider"] == "test"

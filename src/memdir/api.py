@@ -94,6 +94,8 @@ class Memory:
     ``workspace`` defaults to the current directory. Settings come from
     ``<workspace>/.memdir/config.toml`` (or ``config_file``), then ``MEMDIR_*`` environment
     variables, then ``overrides`` (dotted keys, e.g. ``{"search.min_score": 0.2}``).
+    ``embedder`` plugs in any object following the :class:`~memdir.embed.Embedder` protocol
+    instead of the configured provider.
     """
 
     def __init__(
@@ -103,6 +105,7 @@ class Memory:
         config_file: str | os.PathLike[str] | None = None,
         overrides: Mapping[str, Any] | None = None,
         config: Config | None = None,
+        embedder: Embedder | None = None,
     ) -> None:
         self.config = config or load_config(workspace, config_file=config_file, overrides=overrides)
         root = self.config.workspace
@@ -119,8 +122,8 @@ class Memory:
         self._closed = False
         self._sync_mutex = threading.Lock()
         self.embedding_settings = _embedding_settings(self.config)
-        self._embedder: Embedder | None = None
-        self._embedder_reason: str | None = None
+        self._embedder: Embedder | None = embedder
+        self._embedder_reason: str | None = "embedder given by the caller" if embedder else None
         self._embedder_lock = threading.Lock()
         self._matrix = VectorMatrix()
         self._vector_error: str | None = None

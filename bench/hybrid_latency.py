@@ -1,0 +1,136 @@
+"""Query latency of keyword, vector and hybrid search at 10k and 100k chunks, excluding the
+query's embedding, and the memory the vectors take.
+
+Uses the generated scale workspace (``bench/scale.py`` makes it). Embedding 100k chunks with the
+packaged model takes about half an hour on 2 cores and does not change what is timed here, so
+every chunk gets a random unit vector of the packaged model's dimension (512) through the same
+cache-and-fill path a real embedder uses; the embedder plugged in returns those vectors and a
+random query vector, so the timings are memdir's search alone. A 10k-chunk workspace is a subset
+of the same files.
+
+    python bench/hybrid_latency.py            # 10k and 100k chunks
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import resource
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import RESULTS_DIR, environment, latency_summary, print_table, write_results
+from memdir import Memory
+from scale import cached_workspace, make_queries
+
+DIMS = 512
+
+
+class RandomEmbedder:
+    """Deterministic random unit vectors: per text for documents, per query string for queries."""
+
+    provider = "bench-random"
+    model = f"random-{DIMS}"
+    max_input_bytes = 8000
+
+    def identity(self) -> dict[str, str]:
+        return {"provider": self.provider, "model": self.model}
+
+    def _vec(self, text: str) -> np.ndarray:
+        seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
+        v = np.random.default_rng(seed).standard_normal(DIMS).astype(np.float32)
+        return v / np.linalg.norm(v)
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        return np.stack([self._vec(t) for t in texts]) if texts else np.zeros((0, DIMS), np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._vec("query:" + text)
+
+
+def measure(workspace: Path, queries: list[str]) -> dict[str, object]:
+    embedder = RandomEmbedder()
+    with Memory(workspace, overrides={"search.mode": "hybrid"}, embedder=embedder) as mem:
+        started = time.perf_counter()
+        report = mem.sync()
+        index_s = time.perf_counter() - started
+        chunks = mem.status()["chunks"]
+        out: dict[str, object] = {"chunks": chunks, "index_and_fill_s": round(index_s, 1)}
+        for q in queries[:20]:
+            mem.search(q, refresh=False, max_results=10)  # warm-up, loads the matrix
+        for mode in ("keyword", "vector", "hybrid"):
+            wall = []
+            for q in queries:
+                t = time.perf_counter()
+                mem.search(q, mode=mode, refresh=False, max_results=10)
+                wall.append(time.perf_counter() - t)
+            out[mode] = latency_summary(wall)
+        # The query embedding is part of the times above (a seeded RNG, ~0.05 ms); subtract it.
+        t = time.perf_counter()
+        for q in queries:
+            embedder.embed_query(q)
+        out["query_embedding_ms_mean"] = round((time.perf_counter() - t) * 1000 / len(queries), 3)
+        out["matrix_mb"] = round(mem.status()["embedding"]["matrix_bytes"] / 1e6, 1)
+        out["vectors"] = mem.status()["embedding"]["vectors"]
+        out["fill"] = report.vectors
+    out["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--queries", type=int, default=500)
+    parser.add_argument("--sizes", default="1000,10000", help="file counts (≈10 chunks per file)")
+    args = parser.parse_args()
+    source, _ = cached_workspace(10_000, 1234)
+    queries = make_queries(1234, args.queries)
+    results: dict[str, object] = {}
+    for files in (int(s) for s in args.sizes.split(",")):
+        with tempfile.TemporaryDirectory(prefix="memdir-hybrid-") as tmp:
+            ws = Path(tmp) / "ws"
+            shutil.copytree(source, ws, ignore=shutil.ignore_patterns(".memdir"))
+            if files < 10_000:
+                notes = sorted((ws / "memory").rglob("*.md"))
+                for extra in notes[files:]:
+                    extra.unlink()
+            figures = measure(ws, queries)
+            results[str(figures["chunks"])] = figures
+            print(f"{figures['chunks']} chunks: done")
+    rows = []
+    for chunks, fig in results.items():
+        assert isinstance(fig, dict)
+        for mode in ("keyword", "vector", "hybrid"):
+            rows.append(
+                [
+                    chunks,
+                    mode,
+                    fig[mode]["p50_ms"],
+                    fig[mode]["p95_ms"],
+                    fig["matrix_mb"],
+                    fig["peak_rss_mb"],
+                ]
+            )
+    print_table(["chunks", "mode", "p50 ms", "p95 ms", "matrix MB", "peak RSS MB"], rows)
+    write_results(
+        RESULTS_DIR / "hybrid_latency.json",
+        {
+            "benchmark": "hybrid_latency",
+            "figures": results,
+            "dims": DIMS,
+            "environment": environment(),
+        },
+    )
+
+
+if __name__ == "__main__":
+    main()
