@@ -17,6 +17,7 @@ from memdir.embed.base import (
     l2_normalize,
     provider_key,
     public_headers,
+    to_valid_utf8,
     truncate_utf8,
     utf8_len,
 )
@@ -190,3 +191,8 @@ def test_check_not_blank() -> None:
     check_not_blank(["a", " b "])
     with pytest.raises(UsageError, match="item 1"):
         check_not_blank(["a", " \n\t"])
+
+
+def test_to_valid_utf8() -> None:
+    assert to_valid_utf8("plain 中文 😀") == "plain 中文 😀"
+    assert to_valid_utf8("a\udcffb\ud800") == "a\ufffdb\ufffd"

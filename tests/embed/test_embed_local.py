@@ -86,6 +86,10 @@ class TestPackagedModels:
         assert isinstance(packaged, Embedder)
         assert len(provider_key(packaged)) == 64
 
+    def test_lone_surrogate_is_tolerated(self, packaged: LocalEmbedder) -> None:
+        vector = packaged.embed_documents(["caf\udce9 au lait"])[0]
+        assert np.isfinite(vector).all()
+
     def test_blank_text_is_refused(self, packaged: LocalEmbedder) -> None:
         with pytest.raises(UsageError):
             packaged.embed_documents(["ok", ""])

@@ -49,6 +49,11 @@ class TestOpenAI:
         sent = _body(server.requests[0])["input"]
         assert sent == ["😀" * 2048]  # 8192 bytes: the cap, without splitting an emoji
 
+    def test_lone_surrogates_are_replaced(self, server: FakeServer, hosted: Hosted) -> None:
+        server.handler = openai_reply
+        hosted("openai").embed_documents(["bad \udcff byte"])
+        assert _body(server.requests[0])["input"] == ["bad \ufffd byte"]
+
     def test_query_vector_is_unit_length(self, server: FakeServer, hosted: Hosted) -> None:
         server.script(Reply({"data": [{"index": 0, "embedding": [3, 4]}]}))
         vector = hosted("openai").embed_query("q")

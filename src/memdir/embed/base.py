@@ -42,6 +42,7 @@ __all__ = [
     "l2_normalize",
     "provider_key",
     "public_headers",
+    "to_valid_utf8",
     "truncate_utf8",
     "utf8_len",
 ]
@@ -55,6 +56,7 @@ BATCH_MAX_BYTES = 8000
 """Largest total of UTF-8 bytes sent in one embedding request (spec §5.3)."""
 
 _MIN_NORM = 1e-10
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _SECRET_HEADER = re.compile(
     r"auth|key|token|secret|password|passwd|cookie|session|signature|credential", re.IGNORECASE
 )
@@ -130,6 +132,12 @@ def truncate_utf8(text: str, max_bytes: int) -> str:
     while cut > 0 and (data[cut] & 0xC0) == 0x80:
         cut -= 1
     return data[:cut].decode("utf-8", "surrogatepass")
+
+
+def to_valid_utf8(text: str) -> str:
+    """``text`` with any lone surrogate (which UTF-8 cannot encode, e.g. from a file decoded
+    with ``surrogateescape``) replaced by U+FFFD; other text is returned unchanged."""
+    return _LONE_SURROGATE.sub("\ufffd", text)
 
 
 def batch_by_bytes(

@@ -35,7 +35,14 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from memdir.embed.base import Vector, Vectors, check_not_blank, l2_normalize, truncate_utf8
+from memdir.embed.base import (
+    Vector,
+    Vectors,
+    check_not_blank,
+    l2_normalize,
+    to_valid_utf8,
+    truncate_utf8,
+)
 from memdir.errors import ConfigError, ProviderUnavailable
 
 __all__ = [
@@ -122,7 +129,7 @@ class LocalEmbedder:
 
     def _embed(self, texts: Sequence[str], *, query: bool) -> Vectors:
         check_not_blank(texts)
-        prepared = [truncate_utf8(t, self.max_input_bytes) for t in texts]
+        prepared = [to_valid_utf8(truncate_utf8(t, self.max_input_bytes)) for t in texts]
         with self._lock:
             backend = self._ensure_loaded()
             parts = [

@@ -27,6 +27,7 @@ from memdir.embed.base import (
     check_not_blank,
     l2_normalize,
     public_headers,
+    to_valid_utf8,
     truncate_utf8,
 )
 from memdir.embed.http import JsonClient, RetryPolicy
@@ -264,7 +265,7 @@ class HostedEmbedder:
         return "", ""
 
     def _prepare(self, prefix: str, text: str) -> str:
-        return truncate_utf8(prefix + text, self.max_input_bytes)
+        return to_valid_utf8(truncate_utf8(prefix + text, self.max_input_bytes))
 
     def _embed_texts(self, texts: list[str]) -> Rows:
         """Embed one request's worth of documents."""
