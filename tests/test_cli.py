@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -427,3 +428,22 @@ def test_memdir_demo_runs_offline(tmp_path: Path) -> None:
     assert "周五" in chinese
     assert (target / "MEMORY.md").is_file()
     assert "Traceback" not in proc.stderr
+
+
+def test_init_config_template_uncommented_loads_the_defaults(tmp_path: Path) -> None:
+    """Every commented default in the template is valid where it stands once uncommented."""
+    from memdir.cli import _config_template
+    from memdir.config import SETTINGS, load_config
+
+    lines = []
+    for line in _config_template().splitlines():
+        if re.match(r"# [a-z_]+ = ", line):
+            line = line[2:]
+        lines.append(line)
+    (tmp_path / ".memdir").mkdir()
+    (tmp_path / ".memdir" / "config.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    config = load_config(tmp_path, env={})
+    assert config.file is not None
+    for setting in SETTINGS:
+        assert config[setting.key] == setting.default, setting.key
+        assert config.origins[setting.key] == str(config.file)

@@ -207,7 +207,8 @@ def _config_template() -> str:
         "",
     ]
     section = None
-    for s in SETTINGS:
+    # Top-level keys first: in TOML a key after a [table] header belongs to that table.
+    for s in sorted(SETTINGS, key=lambda s: "." in s.key):
         head, _, name = s.key.rpartition(".")
         if head != section:
             lines.append(f"\n[{head}]" if head else "")
@@ -490,7 +491,12 @@ from memdir import cli_agent  # noqa: E402,F401
 
 def main() -> None:
     """Entry point of the ``memdir`` console script."""
-    cli(prog_name="memdir")
+    # A CLI or MCP server process runs one query at a time on what is often a small, busy
+    # machine: one BLAS thread per process avoids threads spinning against each other.
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        cli(prog_name="memdir")
 
 
 if __name__ == "__main__":

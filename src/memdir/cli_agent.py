@@ -17,7 +17,6 @@ import click
 
 from memdir.cli import cli, common_options, json_option
 from memdir.config import SCOPES
-from memdir.mcp import check_http_binding, serve_http, serve_stdio, warm_up_in_background
 from memdir.prompt import memory_prompt
 from memdir.tools import FORMATS, MemoryTools, ToolError, tool_schemas
 from memdir.tools.write import TARGETS
@@ -102,6 +101,9 @@ def serve(
       memdir serve -w ~/notes --http --port 8765
       MEMDIR_TOKEN=... memdir serve --http --host 0.0.0.0
     """
+    # The MCP SDK takes about a second to import: only `serve` pays for it.
+    from memdir.mcp import check_http_binding, serve_http, serve_stdio, warm_up_in_background
+
     token = token or None
     if use_http:
         check_http_binding(host, token)
