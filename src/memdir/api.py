@@ -32,7 +32,7 @@ from memdir.index import Index, Progress, SyncReport, sync_index
 from memdir.index.store import is_corruption
 from memdir.redact import Redactor, build_patterns
 from memdir.search import SearchResponse, SearchSettings, run_search
-from memdir.search.vector import VectorMatrix, VectorSearch
+from memdir.search.vector import VectorMatrix, VectorSearch, cosine_range
 from memdir.text.stopwords import STOP_WORDS
 from memdir.workspace import Workspace, decode_text
 
@@ -267,9 +267,16 @@ class Memory:
             return None, self._embedder_reason
         if self.index.vector_state().count == 0:
             return None, self._vector_error or "no chunk has been embedded yet"
-        return VectorSearch(
-            self.index, embedder, self._matrix, prepare=lambda q: self._prepare([q])[0]
-        ), None
+        return (
+            VectorSearch(
+                self.index,
+                embedder,
+                self._matrix,
+                prepare=lambda q: self._prepare([q])[0],
+                cosines=cosine_range(embedder, self.config["embedding.cosine_range"]),
+            ),
+            None,
+        )
 
     def _sync_locked(
         self, *, force: bool, progress: Progress | None, paths: list[str] | None = None

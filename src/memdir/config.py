@@ -59,6 +59,16 @@ def _one_of(*choices: str) -> Callable[[Any], str | None]:
     return lambda v: None if v in choices else f"must be one of {', '.join(choices)}"
 
 
+def _cosine_range(v: list[str]) -> str | None:
+    if not v:
+        return None
+    try:
+        lo, hi = (float(x) for x in v)
+    except ValueError:
+        return "must be empty or two numbers [floor, ceiling]"
+    return None if -1.0 <= lo < hi <= 1.0 else "needs -1 <= floor < ceiling <= 1"
+
+
 def _sources(v: list[str]) -> str | None:
     bad = [s for s in v if s not in ("memory", "sessions")]
     return f"unknown source(s) {bad}; use 'memory' and/or 'sessions'" if bad else None
@@ -300,6 +310,13 @@ SETTINGS: tuple[Setting, ...] = (
         int,
         "A search embeds up to this many new chunks itself; more are embedded in the background.",
         _at_least(0),
+    ),
+    Setting(
+        "embedding.cosine_range",
+        [],
+        list,
+        "[floor, ceiling] of raw cosine mapped to vector scores 0 and 1; empty: the measured range for packaged models, raw cosine for others.",
+        _cosine_range,
     ),
     Setting(
         "embedding.redact",

@@ -1,0 +1,96 @@
+"""The in-memory vector matrix follows the index incrementally; cosine is rescaled per model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from memdir.chunking import Chunk
+from memdir.embed.fill import encode_vector
+from memdir.index import Index
+from memdir.search.vector import COSINE_RANGES, VectorMatrix, VectorSearch, cosine_range
+
+
+def _unit(*xs: float) -> np.ndarray:
+    v = np.array(xs, dtype=np.float32)
+    return v / np.linalg.norm(v)
+
+
+def _add(index: Index, path: str, vec: np.ndarray) -> int:
+    with index.transaction() as conn:
+        (cid,) = index.replace_file(
+            conn,
+            path=path,
+            source="memory",
+            file_hash=path,
+            size=1,
+            mtime_ns=1,
+            chunks=[Chunk(1, 1, path, path)],
+        )
+        index.write_vectors(conn, [(cid, encode_vector(vec))])
+    return cid
+
+
+def test_matrix_follows_inserts_deletes_and_generations(tmp_path: Path) -> None:
+    index = Index.open(tmp_path / "index.sqlite")
+    index.reset_vectors(provider_key="k", model="m", dims=3)
+    matrix = VectorMatrix()
+    a = _add(index, "a.md", _unit(1, 0, 0))
+    b = _add(index, "b.md", _unit(0, 1, 0))
+    matrix.refresh(index)
+    assert [cid for cid, _ in matrix.top(_unit(1, 0.1, 0), 2)] == [a, b]
+    with index.transaction() as conn:
+        index.remove_file(conn, "a.md")  # cascades to its vector, logged for readers
+    c = _add(index, "c.md", _unit(0.9, 0, 0.1))
+    matrix.refresh(index)
+    assert matrix.count == 2
+    assert [cid for cid, _ in matrix.top(_unit(1, 0, 0), 5)] == [c, b]
+    index.reset_vectors(provider_key="k2", model="m2", dims=3)  # a new embedder: reload whole
+    matrix.refresh(index)
+    assert matrix.count == 0 and matrix.top(_unit(1, 0, 0), 5) == []
+    index.close()
+
+
+def test_dead_rows_are_compacted(tmp_path: Path) -> None:
+    index = Index.open(tmp_path / "index.sqlite")
+    index.reset_vectors(provider_key="k", model="m", dims=2)
+    matrix = VectorMatrix()
+    for i in range(10):
+        _add(index, f"n{i}.md", _unit(1, i))
+    matrix.refresh(index)
+    with index.transaction() as conn:
+        for i in range(5):
+            index.remove_file(conn, f"n{i}.md")
+    matrix.refresh(index)
+    assert matrix.count == 5
+    assert matrix.nbytes < 10 * 2 * 4 + 10 * 8  # compacted below the original ten rows
+    assert len(matrix.top(_unit(1, 1), 10)) == 5
+    index.close()
+
+
+class _Fixed:
+    provider, model, max_input_bytes = "local", "e5-small", 100
+
+    def identity(self) -> dict[str, str]:
+        return {}
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray:
+        raise AssertionError("not used")
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return _unit(1, 0)
+
+
+def test_scores_are_rescaled_to_the_models_cosine_range(tmp_path: Path) -> None:
+    index = Index.open(tmp_path / "index.sqlite")
+    index.reset_vectors(provider_key="k", model="m", dims=2)
+    close = _add(index, "close.md", _unit(1, 0.2))  # cosine ~0.98
+    far = _add(index, "far.md", _unit(1, 1.0))  # cosine ~0.71
+    search = VectorSearch(index, _Fixed(), VectorMatrix(), cosines=cosine_range(_Fixed()))  # type: ignore[arg-type]
+    scores = dict(search.search("q", 5))
+    assert COSINE_RANGES[("local", "e5-small")] == (0.76, 0.92)
+    assert scores[close] == 1.0  # above the ceiling
+    assert scores[far] == 0.0  # below the floor: as good as unrelated for this model
+    assert cosine_range(_Fixed(), ["0.1", "0.9"]) == (0.1, 0.9)  # configured wins
+    index.close()
