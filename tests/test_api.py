@@ -151,3 +151,25 @@ def test_a_custom_embedder_plugs_in(ws: Path) -> None:
         response = mem.search("postgresql", mode="vector", min_score=0.0)
         assert response.mode == "vector" and response[0].path == "MEMORY.md"
         assert mem.status()["embedding"]["provider"] == "test"
+
+
+def test_files_of_an_extra_path_outside_the_workspace_can_be_read_back(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    team = tmp_path / "team"
+    team.mkdir()
+    (team / "runbook.md").write_text("Rotate the pager on Mondays.\n")
+    (tmp_path / "secret.md").write_text("not an extra path\n")
+    with Memory(ws, overrides={**KEYWORD_ONLY, "extra_paths": [str(team)]}) as mem:
+        (hit,) = mem.search("pager rotation")
+        assert hit.path == "../team/runbook.md"
+        assert mem.get(hit.path).text == "Rotate the pager on Mondays."
+        for bad in (
+            "../secret.md",
+            "../team/../secret.md",
+            "memory/../MEMORY.md",
+            "../ws/memory/x.md",
+        ):
+            with pytest.raises(PathError) as err:
+                mem.get(bad)
+            assert err.value.code == "traversal", bad

@@ -441,7 +441,7 @@ class Workspace:
         :class:`PathError` whose ``code`` names the rule.
         """
         rel = self._check_syntax(raw)
-        abs_path = self.root / rel
+        abs_path = Path(os.path.normpath(self.root / rel))
         allowed_by = self._allowed_root_for(rel, abs_path)
         if allowed_by is None:
             raise PathError(
@@ -512,7 +512,14 @@ class Workspace:
             )
         parts = path.split("/")
         if any(p == ".." for p in parts):
-            raise PathError(f"{raw!r} contains '..'", code="traversal", path=raw)
+            # Files of an extra path outside the workspace are cited as "../team/x.md";
+            # that form, and only it, may climb out. Everything else with ".." is refused.
+            target = Path(os.path.normpath(self.root / path))
+            outside_extras = [e for e in self.extra_paths if not _inside(e, self.root)]
+            cited = _rel(self.root, target)
+            if cited != path or not any(target == e or _inside(target, e) for e in outside_extras):
+                raise PathError(f"{raw!r} contains '..'", code="traversal", path=raw)
+            return cited
         clean = [p for p in parts if p not in ("", ".")]
         if not clean:
             raise PathError("path is empty", code="empty", path=raw)
@@ -534,8 +541,15 @@ class Workspace:
 
     def _check_symlinks(self, raw: str, abs_path: Path) -> None:
         roots = self.allowed_roots()
-        current = self.root
-        for part in abs_path.relative_to(self.root).parts:
+        base = self.root
+        if not _inside(abs_path, self.root):  # a file of an extra path outside the workspace
+            base = next(
+                (e for e in self.extra_paths if e == abs_path or _inside(abs_path, e)), abs_path
+            )
+            if base == abs_path:
+                base = abs_path.parent
+        current = base
+        for part in abs_path.relative_to(base).parts:
             current = current / part
             try:
                 is_link = current.is_symlink()
