@@ -177,10 +177,11 @@ class Store:
     ) -> None:
         self._mem.__exit__(exc_type, exc, tb)
 
-    def sync(self) -> SyncStats:
+    def sync(self, paths: Sequence[Path] | None = None) -> SyncStats:
+        """Sync everything, or (``paths``) only the files a watcher would have reported."""
         cpu = time.process_time()
         start = time.perf_counter()
-        report = self._mem.sync()
+        report = self._mem.sync() if paths is None else self._mem.sync(paths=list(paths))
         seconds = time.perf_counter() - start
         return SyncStats(
             files_indexed=int(report.files_indexed),
