@@ -27,7 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import (  # noqa: E402
+from common import (
     Store,
     base_parser,
     beir_workspace,
@@ -40,7 +40,7 @@ from common import (  # noqa: E402
     store_overrides,
     write_results,
 )
-from locomo import load_locomo, write_daily_workspace  # noqa: E402
+from locomo import load_locomo, write_daily_workspace
 
 FLOORS = [round(i / 100, 2) for i in range(0, 91)]
 MAX_RESULTS = 6

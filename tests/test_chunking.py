@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 
 from memdir.chunking import chunk_text, flatten_session
@@ -16,7 +17,9 @@ def test_case_69_long_ascii_line_splits_within_max_chars() -> None:
     chunks = chunk_text("a" * (1600 * 3 + 25), tokens=400, overlap=80)
     assert len(chunks) > 1
     assert all(len(c.text) <= 1600 for c in chunks)
-    assert "".join(c.text for c in chunks) == "a" * (1600 * 3 + 25)  # pieces of one line, no overlap
+    assert "".join(c.text for c in chunks) == "a" * (
+        1600 * 3 + 25
+    )  # pieces of one line, no overlap
 
 
 def test_case_69_cjk_yields_more_chunks_than_ascii() -> None:
@@ -26,12 +29,16 @@ def test_case_69_cjk_yields_more_chunks_than_ascii() -> None:
 
 
 def test_case_69_cjk_chunks_hold_at_most_tokens_times_two_characters() -> None:
-    chunks = chunk_text("\n".join(["我们今天讨论了新的数据库方案和部署计划。"] * 50), tokens=100, overlap=20)
+    chunks = chunk_text(
+        "\n".join(["我们今天讨论了新的数据库方案和部署计划。"] * 50), tokens=100, overlap=20
+    )
     assert all(_cjk_count(c.text) <= 200 for c in chunks)
 
 
 def test_case_69_english_sentence_chunks_within_400_chars() -> None:
-    chunks = chunk_text("\n".join(["The quick brown fox jumps over the lazy dog."] * 60), tokens=100, overlap=20)
+    chunks = chunk_text(
+        "\n".join(["The quick brown fox jumps over the lazy dog."] * 60), tokens=100, overlap=20
+    )
     assert all(len(c.text) <= 400 for c in chunks)
 
 
@@ -73,7 +80,7 @@ def test_line_ranges_are_one_based_inclusive_and_cover_every_line() -> None:
 def test_overlap_carries_whole_lines() -> None:
     lines = [f"L{i} " + "x" * 60 for i in range(40)]
     chunks = chunk_text("\n".join(lines), tokens=100, overlap=30)
-    for prev, nxt in zip(chunks, chunks[1:], strict=False):
+    for prev, nxt in itertools.pairwise(chunks):
         assert nxt.start_line <= prev.end_line  # overlap present
         assert prev.text.split("\n")[-1] in nxt.text.split("\n")
 
@@ -121,34 +128,71 @@ def test_case_80_session_flattening_and_line_map() -> None:
             {"type": "model_change"},
             {"type": "message", "message": {"role": "user", "content": "Hello world"}},
             {"type": "custom", "data": {}},
-            {"type": "message", "message": {"role": "assistant", "content": [{"type": "text", "text": "Hi there,\n  how can I help?"}]}},
-            {"type": "message", "message": {"role": "user", "content": [{"type": "text", "text": "Tell me a joke"}]}},
+            {
+                "type": "message",
+                "message": {
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": "Hi there,\n  how can I help?"}],
+                },
+            },
+            {
+                "type": "message",
+                "message": {
+                    "role": "user",
+                    "content": [{"type": "text", "text": "Tell me a joke"}],
+                },
+            },
         ]
     )
     session = flatten_session(raw)
-    assert session.text.split("\n") == ["User: Hello world", "Assistant: Hi there, how can I help?", "User: Tell me a joke"]
+    assert session.text.split("\n") == [
+        "User: Hello world",
+        "Assistant: Hi there, how can I help?",
+        "User: Tell me a joke",
+    ]
     assert session.line_map == (4, 6, 7)
     assert session.timestamps_ms == (0, 0, 0)
 
 
 def test_case_81_no_messages_and_invalid_lines() -> None:
     assert flatten_session(_jsonl([{"type": "session"}])).line_map == ()
-    raw = _jsonl(["", "not json", {"type": "message", "message": {"role": "user", "content": "a"}}, "{", {"type": "message", "message": {"role": "assistant", "content": "b"}}])
+    raw = _jsonl(
+        [
+            "",
+            "not json",
+            {"type": "message", "message": {"role": "user", "content": "a"}},
+            "{",
+            {"type": "message", "message": {"role": "assistant", "content": "b"}},
+        ]
+    )
     assert flatten_session(raw).line_map == (3, 5)
 
 
 def test_case_82_timestamps_from_record_and_message() -> None:
     raw = _jsonl(
         [
-            {"type": "message", "timestamp": "2026-01-02T03:04:05Z", "message": {"role": "user", "content": "a"}},
-            {"type": "message", "message": {"role": "assistant", "content": "b", "timestamp": 1_700_000_000}},
+            {
+                "type": "message",
+                "timestamp": "2026-01-02T03:04:05Z",
+                "message": {"role": "user", "content": "a"},
+            },
+            {
+                "type": "message",
+                "message": {"role": "assistant", "content": "b", "timestamp": 1_700_000_000},
+            },
         ]
     )
     assert flatten_session(raw).timestamps_ms == (1767323045000, 1_700_000_000_000)
 
 
 def test_case_70_session_chunks_are_remapped_to_jsonl_lines() -> None:
-    records = [{"type": "message", "message": {"role": "user", "content": f"message number {i} " + "x" * 40}} for i in range(10)]
+    records = [
+        {
+            "type": "message",
+            "message": {"role": "user", "content": f"message number {i} " + "x" * 40},
+        }
+        for i in range(10)
+    ]
     raw = _jsonl([x for r in records for x in ({"type": "custom"}, r)])  # messages on even lines
     session = flatten_session(raw)
     chunks = [session.remap(c) for c in chunk_text(session.text, tokens=20, overlap=0)]

@@ -43,7 +43,15 @@ def test_stopwords_dropped_unless_nothing_remains() -> None:
 
 
 def test_document_expands_cjk_and_keeps_latin() -> None:
-    assert fts_document("用PostgreSQL数据库").split() == ["用", "PostgreSQL", "数", "数据", "据", "据库", "库"]
+    assert fts_document("用PostgreSQL数据库").split() == [
+        "用",
+        "PostgreSQL",
+        "数",
+        "数据",
+        "据",
+        "据库",
+        "库",
+    ]
 
 
 def test_fullwidth_latin_is_folded() -> None:
@@ -68,4 +76,6 @@ def test_cases_8_9_cjk_substrings_match_inside_words(text: str, query: str, hit:
     conn.execute("INSERT INTO t VALUES (?)", (fts_document(text),))
     match = fts_query(query)
     assert match is not None
-    assert (conn.execute("SELECT count(*) FROM t WHERE t MATCH ?", (match,)).fetchone()[0] == 1) is hit
+    assert (
+        conn.execute("SELECT count(*) FROM t WHERE t MATCH ?", (match,)).fetchone()[0] == 1
+    ) is hit
