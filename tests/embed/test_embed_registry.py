@@ -227,6 +227,13 @@ class TestSettings:
         with pytest.raises(TypeError):
             settings.headers["X"] = "y"  # type: ignore[index]
 
+    def test_settings_are_hashable_values(self) -> None:
+        a = EmbeddingSettings(provider="openai", headers={"X-Team": "blue"})
+        b = EmbeddingSettings(provider="openai", headers={"X-Team": "blue"})
+        assert a == b
+        assert hash(a) == hash(b)
+        assert a != EmbeddingSettings(provider="openai", headers={"X-Team": "red"})
+
     def test_local_rejects_dimensions(self) -> None:
         with pytest.raises(ConfigError, match="local"):
             create_embedder(EmbeddingSettings(provider="local", dimensions=64), {})

@@ -73,7 +73,7 @@ class EmbeddingSettings:
     base_url: str | None = None
     api_key: str | None = field(default=None, repr=False)
     api_key_env: str | None = None
-    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False, hash=False)
     dimensions: int | None = None
     timeout_s: float = 60.0
     batch_timeout_s: float = 120.0
