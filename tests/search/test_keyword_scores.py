@@ -52,7 +52,9 @@ def test_idf_and_coverage() -> None:
     assert fts5_idf(4, 3) == 1e-6  # FTS5's floor for terms in most rows
     assert coverage_score(-2.0, 4.0) == 0.5
     assert 0.99 < coverage_score(-9.0, 4.0) < 1.0  # squashed towards 1 above the knee
-    assert coverage_score(-4.0, 4.0) < coverage_score(-5.0, 4.0) < coverage_score(-9.0, 4.0)  # order kept
+    assert (
+        coverage_score(-4.0, 4.0) < coverage_score(-5.0, 4.0) < coverage_score(-9.0, 4.0)
+    )  # order kept
     assert coverage_score(-3.2, 4.0) == pytest.approx(0.8)
     assert coverage_score(float("nan"), 4.0) == 0.0
     assert coverage_score(-1.0, 0.0) == 0.0
