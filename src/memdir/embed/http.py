@@ -203,33 +203,30 @@ class JsonClient:
         """
         url = self.url(path)
         timeout = self.batch_timeout_s if batch else self.timeout_s
-        attempt = 0
-        timeouts = 0
+        attempt = timeouts = 0
         while True:
+            last = attempt >= self.retry.max_retries
+            retry_after: float | None = None
             try:
                 response = self._client.post(url, json=payload, timeout=timeout)
             except httpx.TimeoutException as exc:
                 timeouts += 1
-                if timeouts > self.retry.max_timeout_retries or attempt >= self.retry.max_retries:
+                if last or timeouts > self.retry.max_timeout_retries:
                     raise self._timeout_error(path, timeout, timeouts) from exc
                 reason = f"timed out after {timeout:g}s"
             except httpx.TransportError as exc:
-                if attempt >= self.retry.max_retries:
+                if last:
                     raise self._transport_error(exc, attempt) from exc
                 reason = f"{type(exc).__name__}: {exc}"
             else:
-                if not _is_retryable(response):
-                    return response
-                if is_quota_exhausted(response):
+                retryable = _is_retryable(response)
+                if retryable and is_quota_exhausted(response):
                     raise self._quota_error(response)
-                if attempt >= self.retry.max_retries:
+                if last or not retryable:
                     return response
                 reason = f"HTTP {response.status_code}"
-                wait = self._wait_s(attempt, _retry_after_s(response))
-                self._pause(path, reason, attempt, wait)
-                attempt += 1
-                continue
-            self._pause(path, reason, attempt, self._wait_s(attempt, None))
+                retry_after = _retry_after_s(response)
+            self._pause(path, reason, attempt, self._wait_s(attempt, retry_after))
             attempt += 1
 
     def raise_for_status(self, response: httpx.Response) -> None:
