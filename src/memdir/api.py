@@ -123,6 +123,7 @@ class Memory:
         self._sync_mutex = threading.Lock()
         self.embedding_settings = _embedding_settings(self.config)
         self._embedder: Embedder | None = embedder
+        self._owns_embedder = False
         self._embedder_reason: str | None = "embedder given by the caller" if embedder else None
         self._embedder_lock = threading.Lock()
         self._matrix = VectorMatrix()
@@ -147,6 +148,12 @@ class Memory:
         self.stop_watching()
         if self._fill_thread is not None:
             self._fill_thread.join()
+        # Hosted embedders hold an HTTP connection pool; packaged local models are shared
+        # across Memory objects (see _select_shared) and an embedder given by the caller
+        # belongs to the caller, so neither is closed here.
+        closer = getattr(self._embedder, "close", None)
+        if self._owns_embedder and callable(closer):
+            closer()
         self.index.close()
 
     def __enter__(self) -> Memory:
@@ -223,6 +230,7 @@ class Memory:
                     log.warning("%s", self._embedder_reason)
                 else:
                     self._embedder, self._embedder_reason = selection.embedder, selection.reason
+                    self._owns_embedder = self.embedding_settings.provider != "local"
             return self._embedder
 
     def _prepare(self, texts: list[str]) -> list[str]:
