@@ -145,6 +145,13 @@ class Workspace:
     def _escapes(self, real: Path, roots: Iterable[Path]) -> bool:
         return not any(_inside(real, r) for r in roots)
 
+    def _escape_problem(self, path: str | Path, real: Path) -> Problem:
+        return Problem(
+            _rel(self.root, Path(path)),
+            "symlink-escape",
+            f"symlink to {real} leaves the workspace; skipped",
+        )
+
     # -- discovery -----------------------------------------------------------------------
     def discover(self) -> Discovery:
         """List every file the index should hold, with problems found on the way."""
@@ -270,13 +277,7 @@ class Workspace:
         if stat.S_ISLNK(lst.st_mode):
             real = Path(os.path.realpath(path))
             if self._escapes(real, roots):
-                found.problems.append(
-                    Problem(
-                        _rel(self.root, path),
-                        "symlink-escape",
-                        f"symlink to {real} leaves the workspace; skipped",
-                    )
-                )
+                found.problems.append(self._escape_problem(path, real))
                 return
             try:
                 st = path.stat()
@@ -301,13 +302,7 @@ class Workspace:
         if stat.S_ISLNK(top_st.st_mode):
             real = Path(os.path.realpath(top))
             if self._escapes(real, roots):
-                found.problems.append(
-                    Problem(
-                        _rel(self.root, top),
-                        "symlink-escape",
-                        f"symlink to {real} leaves the workspace; skipped",
-                    )
-                )
+                found.problems.append(self._escape_problem(top, real))
                 return
         stack = [top]
         visited: set[str] = set()
@@ -333,13 +328,7 @@ class Workspace:
                     if entry.is_symlink():
                         real = Path(os.path.realpath(path))
                         if self._escapes(real, roots):
-                            found.problems.append(
-                                Problem(
-                                    _rel(self.root, path),
-                                    "symlink-escape",
-                                    f"symlink to {real} leaves the workspace; skipped",
-                                )
-                            )
+                            found.problems.append(self._escape_problem(path, real))
                             continue
                     if entry.is_dir():
                         if entry.name not in IGNORED_DIRS:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import os
 import stat
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -30,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memdir.errors import StorageError, UsageError
+from memdir.index.lock import try_lock, unlock
 
 __all__ = ["LOCK_NAME", "AppendResult", "append_note"]
 
@@ -42,33 +42,6 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _BINARY = getattr(os, "O_BINARY", 0)
-
-if sys.platform == "win32":  # lock the first byte of the lock file
-    import msvcrt
-
-    def _try_lock(fd: int) -> bool:
-        try:
-            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
-        except OSError:
-            return False
-        return True
-
-    def _unlock(fd: int) -> None:
-        os.lseek(fd, 0, os.SEEK_SET)
-        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
-
-else:
-    import fcntl
-
-    def _try_lock(fd: int) -> bool:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return False
-        return True
-
-    def _unlock(fd: int) -> None:
-        fcntl.flock(fd, fcntl.LOCK_UN)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +91,7 @@ def _locked(lock_path: Path, wait_s: float) -> Iterator[None]:
     try:
         deadline = time.monotonic() + wait_s
         delay = 0.0005
-        while not _try_lock(fd):
+        while not try_lock(fd):
             if time.monotonic() >= deadline:
                 raise StorageError(f"{lock_path} has been locked by another writer for {wait_s:g}s")
             time.sleep(delay)
@@ -126,7 +99,7 @@ def _locked(lock_path: Path, wait_s: float) -> Iterator[None]:
         try:
             yield
         finally:
-            _unlock(fd)
+            unlock(fd)
     finally:
         os.close(fd)
 

@@ -3,37 +3,42 @@
 from __future__ import annotations
 
 import os
+import sys
 import time
 from pathlib import Path
 from types import TracebackType
 
-__all__ = ["WriterLock"]
+__all__ = ["WriterLock", "try_lock", "unlock"]
 
-try:
-    import fcntl
-
-    def _try_lock(fd: int) -> bool:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return False
-        return True
-
-    def _unlock(fd: int) -> None:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-
-except ImportError:  # Windows
+if sys.platform == "win32":  # lock the first byte of the lock file
     import msvcrt
 
-    def _try_lock(fd: int) -> bool:
+    def try_lock(fd: int) -> bool:
+        """Take an exclusive lock on an open file without waiting; False if it is held."""
+        os.lseek(fd, 0, os.SEEK_SET)
         try:
             msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
         except OSError:
             return False
         return True
 
-    def _unlock(fd: int) -> None:
+    def unlock(fd: int) -> None:
+        os.lseek(fd, 0, os.SEEK_SET)
         msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+
+else:
+    import fcntl
+
+    def try_lock(fd: int) -> bool:
+        """Take an exclusive lock on an open file without waiting; False if it is held."""
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
+
+    def unlock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_UN)
 
 
 class WriterLock:
@@ -52,7 +57,7 @@ class WriterLock:
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         deadline = None if timeout is None else time.monotonic() + timeout
         delay = 0.005
-        while not _try_lock(fd):
+        while not try_lock(fd):
             if deadline is not None and time.monotonic() >= deadline:
                 os.close(fd)
                 return False
@@ -67,7 +72,7 @@ class WriterLock:
             return
         self._depth -= 1
         if self._depth == 0 and self._fd is not None:
-            _unlock(self._fd)
+            unlock(self._fd)
             os.close(self._fd)
             self._fd = None
 
