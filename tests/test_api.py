@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memdir import AsyncMemory, Memory, PathError, UsageError
+from memdir import AsyncMemory, Memory, PathError, UsageError, WorkspaceError
 
 KEYWORD_ONLY = {"embedding.provider": "none"}
 
@@ -173,3 +173,19 @@ def test_files_of_an_extra_path_outside_the_workspace_can_be_read_back(tmp_path:
             with pytest.raises(PathError) as err:
                 mem.get(bad)
             assert err.value.code == "traversal", bad
+
+
+def test_a_file_over_the_size_limit_is_read_by_line_range(tmp_path: Path) -> None:
+    (tmp_path / "memory").mkdir()
+    big = tmp_path / "memory" / "big.md"
+    big.write_text("".join(f"line {i}\n" for i in range(1, 5001)))
+    with Memory(tmp_path, overrides={**KEYWORD_ONLY, "limits.max_file_bytes": 1000}) as mem:
+        with pytest.raises(WorkspaceError, match=r"over limits\.max_file_bytes"):
+            mem.get("memory/big.md")
+        part = mem.get("memory/big.md", from_line=4000, lines=2)
+        assert (part.text, part.from_line, part.to_line, part.total_lines) == (
+            "line 4000\nline 4001",
+            4000,
+            4001,
+            5000,
+        )

@@ -438,15 +438,20 @@ class Memory:
             raise UsageError(f"lines must be 1 or more, got {lines}")
         rel, abs_path = self.workspace.resolve_readable(path)
         try:
+            size = abs_path.stat().st_size
+            if size > self.workspace.max_file_bytes:
+                # Too large to load whole: stream just the requested lines.
+                if lines is None:
+                    raise WorkspaceError(
+                        f"{rel} is {size} bytes, over limits.max_file_bytes",
+                        hint="ask for a line range (from_line and lines)",
+                    )
+                return self._get_range_streaming(rel, abs_path, from_line or 1, lines)
             data = abs_path.read_bytes()
         except FileNotFoundError:
             raise NotFoundError(f"{rel} does not exist") from None
         except OSError as exc:
             raise WorkspaceError(f"cannot read {rel}: {exc.strerror}") from exc
-        if len(data) > self.workspace.max_file_bytes:
-            raise WorkspaceError(
-                f"{rel} is {len(data)} bytes, over limits.max_file_bytes; read it with a line range"
-            )
         text, _bad = decode_text(data)
         all_lines = text.split("\n")
         if all_lines and all_lines[-1] == "" and len(all_lines) > 1:
@@ -459,6 +464,17 @@ class Memory:
         return FileSlice(
             rel, "\n".join(line.removesuffix("\r") for line in chosen), start, end, total
         )
+
+    @staticmethod
+    def _get_range_streaming(rel: str, abs_path: Path, start: int, count: int) -> FileSlice:
+        chosen: list[str] = []
+        total = 0
+        with abs_path.open("rb") as fh:
+            for total, raw in enumerate(fh, start=1):
+                if start <= total < start + count:
+                    chosen.append(decode_text(raw)[0].rstrip("\r\n"))
+        end = start + len(chosen) - 1 if chosen else start - 1
+        return FileSlice(rel, "\n".join(chosen), start, end, total)
 
     # -- status ----------------------------------------------------------------------------
     @_recovering
