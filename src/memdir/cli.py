@@ -475,7 +475,12 @@ def demo(directory: Path | None, keep: bool) -> None:
             click.echo(
                 f"Indexed {report.files_total} files ({report.chunks_written} chunks) in {target}"
             )
-            for q in ("which database did we choose", "周五部署", "what does Alice drink", "发布计划"):
+            for q in (
+                "which database did we choose",
+                "周五部署",
+                "what does Alice drink",
+                "发布计划",
+            ):
                 response = mem.search(q, max_results=3)
                 click.echo(f"\n$ memdir search {q!r}   [{response.mode}]")
                 _warn(response.warnings)
