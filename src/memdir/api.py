@@ -273,7 +273,8 @@ class Memory:
         embedder = self.embedder()
         if embedder is None:
             return None, self._embedder_reason
-        if self.index.vector_state().count == 0:
+        self._matrix.refresh(self.index)
+        if self._matrix.count == 0:
             return None, self._vector_error or "no chunk has been embedded yet"
         return (
             VectorSearch(
@@ -498,7 +499,7 @@ class Memory:
                 "model": embedder.model if embedder else (self.embedding_settings.model or None),
                 "selected": self._embedder_reason,
                 "dims": vstate.dims,
-                "vectors": vstate.count,
+                "vectors": self.index.vector_count(),
                 "missing": self.index.count_missing_vectors(),
                 "cache_entries": self.index.cache_size(),
                 "cache_max_entries": self.config["embedding.cache_max_entries"],

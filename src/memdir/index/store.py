@@ -63,7 +63,6 @@ class VectorState:
     generation: str
     vector_seq: int
     log_seq: int
-    count: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -372,13 +371,6 @@ class Index:
                 out[r[0]] = ChunkRow(*r)
         return out
 
-    def read_chunks(self, path: str) -> list[ChunkRow]:
-        rows = self.read(
-            "SELECT id, path, source, start_line, end_line, text FROM chunks WHERE path = ? ORDER BY start_line, id",
-            (path,),
-        )
-        return [ChunkRow(*r) for r in rows]
-
     # -- keyword search ------------------------------------------------------------------
     def keyword(
         self, match: str, limit: int, *, sources: Sequence[str] | None = None
@@ -409,9 +401,11 @@ class Index:
     def vector_state(self) -> VectorState:
         """Which embedder the stored vectors belong to, and how far they have been written."""
         meta = dict(self.read("SELECT key, value FROM meta WHERE key LIKE 'vectors.%'"))
-        (vec_seq, log_seq, count) = self.read(
-            "SELECT (SELECT coalesce(max(seq), 0) FROM vectors), (SELECT coalesce(max(seq), 0) FROM vector_log),"
-            " (SELECT count(*) FROM vectors)"
+        # max(seq) of an INTEGER PRIMARY KEY is one b-tree step: this runs before every
+        # vector search, so it must not count rows (see vector_count for that).
+        (vec_seq, log_seq) = self.read(
+            "SELECT (SELECT coalesce(max(seq), 0) FROM vectors),"
+            " (SELECT coalesce(max(seq), 0) FROM vector_log)"
         )[0]
         return VectorState(
             provider_key=meta.get("vectors.provider_key"),
@@ -420,8 +414,10 @@ class Index:
             generation=meta.get("vectors.generation", ""),
             vector_seq=int(vec_seq),
             log_seq=int(log_seq),
-            count=int(count),
         )
+
+    def vector_count(self) -> int:
+        return int(self.read("SELECT count(*) FROM vectors")[0][0])
 
     def reset_vectors(self, *, provider_key: str, model: str, dims: int | None) -> None:
         """Drop every vector and record the embedder that the next ones will come from."""
