@@ -14,7 +14,7 @@ import logging
 import os
 import re
 import stat
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -567,9 +567,3 @@ def decode_text(data: bytes) -> tuple[str, int]:
         text = data.decode("utf-8", errors="replace")
         clean = data.decode("utf-8", errors="ignore")
         return text, text.count("\ufffd") - clean.count("\ufffd")
-
-
-def iter_lines(text: str) -> Iterator[str]:
-    """Lines without their terminators (``\\n``, ``\\r\\n`` or a lone ``\\r`` at a line end)."""
-    for line in text.split("\n"):
-        yield line[:-1] if line.endswith("\r") else line

@@ -45,7 +45,6 @@ class SyncReport:
     rebuild_reason: str | None = None
     seconds: float = 0.0
     problems: list[Problem] = field(default_factory=list)
-    changed_chunk_ids: list[int] = field(default_factory=list)
     vectors: dict[str, object] | None = None
 
     @property
@@ -205,7 +204,6 @@ class _Syncer:
         )
         self.report.files_indexed += 1
         self.report.chunks_written += len(ids)
-        self.report.changed_chunk_ids.extend(ids)
 
 
 def sync_index(
@@ -255,6 +253,5 @@ def sync_index(
         index.install_build(tmp, conn)
         syncer.report.full_rebuild = True
         syncer.report.rebuild_reason = reason
-        syncer.report.changed_chunk_ids = []
     syncer.report.seconds = time.perf_counter() - started
     return syncer.report

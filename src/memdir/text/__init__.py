@@ -6,7 +6,6 @@ from memdir.text.tokens import (
     fts_document,
     fts_query,
     fts_query_terms,
-    is_cjk_char,
     weighted_length,
     word_tokens,
 )
@@ -17,7 +16,6 @@ __all__ = [
     "fts_document",
     "fts_query",
     "fts_query_terms",
-    "is_cjk_char",
     "weighted_length",
     "word_tokens",
 ]

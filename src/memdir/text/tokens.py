@@ -23,7 +23,6 @@ __all__ = [
     "fts_document",
     "fts_query",
     "fts_query_terms",
-    "is_cjk_char",
     "weighted_length",
     "word_tokens",
 ]
@@ -56,12 +55,6 @@ _TOKEN = re.compile(f"[{_CJK_CLASS}ー]+|[^\\W{_CJK_CLASS}ー]+")
 
 # Ranges that count as 4 chars-per-token when sizing chunks (OpenClaw's weighting, spec §2.1).
 _WIDE = re.compile("[\u2e80-\u9fff\ua000-\ua4ff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002fa1f]")
-
-
-def is_cjk_char(ch: str) -> bool:
-    """True for a Han, kana or Hangul character (the scripts written without spaces)."""
-    cp = ord(ch)
-    return any(lo <= cp <= hi for lo, hi in _CJK_RANGES) or ch == "ー"
 
 
 def weighted_length(text: str) -> int:
