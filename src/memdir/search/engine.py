@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from memdir.config import Config
 from memdir.errors import EmbeddingError, UsageError
-from memdir.index import Index
+from memdir.index import ChunkRow, Index
 from memdir.search.decay import decay_multiplier, timestamp_for
 from memdir.search.hybrid import Candidate, merge
 from memdir.search.keyword import keyword_search
@@ -23,9 +25,28 @@ MODES = ("hybrid", "keyword", "vector")
 
 
 class VectorSearcher(Protocol):
-    """Finds chunks by meaning. Raises :class:`EmbeddingError` when the embedder fails."""
+    """Finds chunks by meaning. Raises :class:`EmbeddingError` when the embedder fails.
+
+    In hybrid mode ``search`` runs on a worker thread while keyword search reads the index, so
+    it must not use the index connection (bring any in-memory state up to date beforehand).
+    """
 
     def search(self, query: str, limit: int) -> list[tuple[int, float]]: ...
+
+
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _vector_pool() -> ThreadPoolExecutor:
+    """Threads for the vector half of hybrid searches (query embedding + matrix product), which
+    release the GIL and so overlap with the keyword half: a hybrid search costs about the slower
+    half, not the sum (measured at 100k chunks: see bench/hybrid_latency.py)."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="memdir-vector")
+        return _pool
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,28 +140,37 @@ def run_search(
     if path_filter is not None:
         limit = min(400, limit * 2)  # some candidates will be filtered out
     vector_hits: list[tuple[int, float]] = []
-    if mode != "keyword" and vectors is not None:
+    pending: Future[list[tuple[int, float]]] | None = None
+    if mode == "vector" and vectors is not None:
         try:
             vector_hits = vectors.search(text, limit)
         except EmbeddingError as exc:
             warnings.append(f"vector search failed ({exc}); used keyword search")
             mode = "keyword"
+    elif mode == "hybrid" and vectors is not None:
+        pending = _vector_pool().submit(vectors.search, text, limit)
     # Keyword hits and the chunk rows come from one read snapshot, so a sync committing in
     # between cannot pair an id with another version's text. Vector ids from the in-memory
     # matrix that no longer exist in the snapshot simply find no row and are dropped.
     with index.snapshot():
         keyword_hits: list[tuple[int, float]] = []
+        rows: dict[int, ChunkRow] = {}
         if mode != "vector":
-            keyword_hits = [
-                (row.chunk.id, score)
-                for row, score in keyword_search(
-                    index,
-                    text,
-                    limit,
-                    sources=list(sources) if sources else None,
-                    stopwords=stopwords,
-                )
-            ]
+            for row, score in keyword_search(
+                index,
+                text,
+                limit,
+                sources=list(sources) if sources else None,
+                stopwords=stopwords,
+            ):
+                keyword_hits.append((row.chunk.id, score))
+                rows[row.chunk.id] = row.chunk
+        if pending is not None:
+            try:
+                vector_hits = pending.result()
+            except EmbeddingError as exc:
+                warnings.append(f"vector search failed ({exc}); used keyword search")
+                mode = "keyword"
         if mode == "keyword":
             candidates = merge([], keyword_hits, vector_weight=0.0, text_weight=1.0)
         elif mode == "vector":
@@ -152,7 +182,7 @@ def run_search(
                 vector_weight=settings.vector_weight,
                 text_weight=settings.text_weight,
             )
-        rows = index.chunks_by_ids([c.chunk_id for c in candidates])
+        rows.update(index.chunks_by_ids([c.chunk_id for c in candidates if c.chunk_id not in rows]))
     candidates = [c for c in candidates if c.chunk_id in rows]
     if path_filter is not None:
         candidates = [
