@@ -5,10 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from memdir.chunking import Chunk
 from memdir.embed.fill import encode_vector
 from memdir.index import Index
+from memdir.search import vector
 from memdir.search.vector import COSINE_RANGES, VectorMatrix, VectorSearch, cosine_range
 
 
@@ -88,9 +90,63 @@ def test_scores_are_rescaled_to_the_models_cosine_range(tmp_path: Path) -> None:
     close = _add(index, "close.md", _unit(1, 0.2))  # cosine ~0.98
     far = _add(index, "far.md", _unit(1, 1.0))  # cosine ~0.71
     search = VectorSearch(index, _Fixed(), VectorMatrix(), cosines=cosine_range(_Fixed()))  # type: ignore[arg-type]
+    assert search.search("q", 5) == []  # not refreshed yet: search never reads the index
+    search.refresh()
     scores = dict(search.search("q", 5))
     assert COSINE_RANGES[("local", "e5-small")] == (0.76, 0.92)
     assert scores[close] == 1.0  # above the ceiling
     assert scores[far] == 0.0  # below the floor: as good as unrelated for this model
     assert cosine_range(_Fixed(), ["0.1", "0.9"]) == (0.1, 0.9)  # configured wins
+    index.close()
+
+
+def test_int8_pass_finds_exactly_the_float32_top_k(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At scale the matrix scans int8 rows and rescores only the rows that can still make the
+    top k; that must give the same ids and scores as scoring every float32 row, also where
+    many rows are nearly tied (embedders put most text in a narrow cone) and rows are dead."""
+    monkeypatch.setattr(vector, "_EXACT_BELOW", 0)  # use the int8 pass on a small matrix
+    rng = np.random.default_rng(7)
+    dims, n = 48, 3000
+    common = rng.standard_normal(dims)
+    vecs = common * 3 + rng.standard_normal((n, dims))
+    vecs[1::97] = vecs[0]  # exact duplicates: ties must not lose rows
+    vecs = (vecs / np.linalg.norm(vecs, axis=1, keepdims=True)).astype(np.float32)
+    index = Index.open(tmp_path / "index.sqlite")
+    index.reset_vectors(provider_key="k", model="m", dims=dims)
+    ids = []
+    with index.transaction() as conn:
+        for i, vec in enumerate(vecs):
+            (cid,) = index.replace_file(
+                conn,
+                path=f"{i}.md",
+                source="memory",
+                file_hash=str(i),
+                size=1,
+                mtime_ns=1,
+                chunks=[Chunk(1, 1, str(i), str(i))],
+            )
+            index.write_vectors(conn, [(cid, encode_vector(vec))])
+            ids.append(cid)
+    with index.transaction() as conn:
+        for i in range(0, n, 50):  # dead rows, not yet compacted away
+            index.remove_file(conn, f"{i}.md")
+    matrix = VectorMatrix()
+    matrix.refresh(index)
+    alive = np.array([i % 50 != 0 for i in range(n)])
+    for trial in range(40):
+        query = vecs[trial * 7] + 0.05 * rng.standard_normal(dims).astype(np.float32)
+        query /= np.linalg.norm(query)
+        exact = vecs @ query
+        exact[~alive] = -np.inf
+        for k in (1, 10, 40):
+            want = np.sort(exact)[::-1][:k]
+            got = matrix.top(query, k)
+            assert np.allclose([s for _, s in got], want, atol=1e-6)
+            row_of = {cid: i for i, cid in enumerate(ids)}
+            assert len({cid for cid, _ in got}) == k
+            assert all(exact[row_of[cid]] >= want[-1] - 1e-6 for cid, _ in got)
+            assert matrix.top(query, k) == got  # ties broken the same way every time
+    assert matrix.nbytes < vecs.nbytes * 1.5  # float32 + int8 twin, no more
     index.close()
