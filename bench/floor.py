@@ -134,8 +134,10 @@ def main() -> None:
             if args.limit:
                 queries = queries[: args.limit * 20]
             for qid, text in queries:
-                relevant = {d for d, g in ds.qrels[qid].items() if g > 0}
                 for clang in ("en", "zh"):
+                    # Question ids are shared across the translations: the other language's
+                    # qrels name the translated paragraph (each corpus has its own doc ids).
+                    relevant = {d for d, g in xq[clang].qrels.get(qid, {}).items() if g > 0}
                     store, paths = xstores[clang]
                     hits = store.search(text, MAX_RESULTS)
                     good = [h.score for h in hits if paths.get(h.path) in relevant]
