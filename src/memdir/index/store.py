@@ -454,10 +454,11 @@ class Index:
         )
         return int(cur.rowcount)
 
-    def vectors_since(self, seq: int) -> list[tuple[int, int, bytes]]:
-        """``(seq, chunk id, blob)`` written after ``seq``."""
+    def vectors_since(self, seq: int, limit: int = -1) -> list[tuple[int, int, bytes]]:
+        """``(seq, chunk id, blob)`` written after ``seq``, oldest first, at most ``limit``."""
         return self.read(
-            "SELECT seq, chunk_id, embedding FROM vectors WHERE seq > ? ORDER BY seq", (seq,)
+            "SELECT seq, chunk_id, embedding FROM vectors WHERE seq > ? ORDER BY seq LIMIT ?",
+            (seq, limit),
         )
 
     def vector_deletions_since(self, seq: int) -> list[tuple[int, int]]:
