@@ -224,20 +224,28 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting(
         "search.vector_weight",
-        0.7,
+        0.3,
         float,
         "Weight of the vector score in hybrid search.",
         _between(0.0, 1.0),
     ),
     Setting(
         "search.text_weight",
-        0.3,
+        0.7,
         float,
         "Weight of the keyword score in hybrid search.",
         _between(0.0, 1.0),
     ),
     Setting(
         "search.snippet_chars", 700, int, "Maximum snippet length in characters.", _at_least(20)
+    ),
+    Setting(
+        "search.adaptive_weights",
+        True,
+        bool,
+        "Scale the keyword weight of each hybrid search by how much of the query its best "
+        "keyword match covers, so that a query memory shares no words with (another language, "
+        "a paraphrase) is judged by meaning.",
     ),
     Setting(
         "search.mmr.enabled",

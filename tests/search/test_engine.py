@@ -88,3 +88,53 @@ def test_a_failing_vector_half_degrades_to_keyword(tmp_path: Path, mode: str) ->
     assert [r.path for r in response.results] == ["a.md"]
     assert any("503" in w for w in response.warnings)
     index.close()
+
+
+class _Fixed:
+    def __init__(self, hits: list[tuple[int, float]]) -> None:
+        self.hits = hits
+
+    def search(self, query: str, limit: int) -> list[tuple[int, float]]:
+        return self.hits
+
+
+def test_a_query_memory_shares_no_words_with_is_judged_by_meaning(tmp_path: Path) -> None:
+    """Asked in another language, a note has no keyword evidence at all: with adaptive weights
+    its hybrid score is its vector score, so a clear semantic match clears min_score, where a
+    fixed 0.3 vector weight would cap it at 0.3 × 0.6 = 0.18 and drop it."""
+    index, ids = _index(tmp_path)
+    vectors = _Fixed([(ids["a.md"], 0.6)])
+    settings = SearchSettings(vector_weight=0.3, text_weight=0.7, min_score=0.35)
+    adaptive = run_search(index, "苍鹭在哪里筑巢", settings, workspace=tmp_path, vectors=vectors)
+    assert [(r.path, round(r.score, 6)) for r in adaptive.results] == [("a.md", 0.6)]
+    fixed = run_search(
+        index,
+        "苍鹭在哪里筑巢",
+        settings.replace(adaptive_weights=False),
+        workspace=tmp_path,
+        vectors=vectors,
+    )
+    assert fixed.results == ()
+    index.close()
+
+
+def test_keyword_weight_follows_the_querys_coverage(tmp_path: Path) -> None:
+    index, ids = _index(tmp_path)
+    vectors = _Fixed([(ids["a.md"], 0.5), (ids["b.md"], 0.5)])
+    settings = SearchSettings(vector_weight=0.3, text_weight=0.7, min_score=0.0)
+    response = run_search(index, "heron river", settings, workspace=tmp_path, vectors=vectors)
+    hit = next(r for r in response.results if r.path == "a.md")
+    assert hit.text_score is not None and hit.vector_score == 0.5
+    coverage = hit.text_score  # the best (only) keyword match covers this share of the query
+    wt = 0.7 * coverage / (0.3 + 0.7 * coverage)
+    assert hit.score == pytest.approx((1 - wt) * 0.5 + wt * hit.text_score)
+    fixed = run_search(
+        index,
+        "heron river",
+        settings.replace(adaptive_weights=False),
+        workspace=tmp_path,
+        vectors=vectors,
+    )
+    hit = next(r for r in fixed.results if r.path == "a.md")
+    assert hit.score == pytest.approx(0.3 * 0.5 + 0.7 * hit.text_score)
+    index.close()

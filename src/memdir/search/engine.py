@@ -14,7 +14,7 @@ from memdir.config import Config
 from memdir.errors import EmbeddingError, UsageError
 from memdir.index import ChunkRow, Index
 from memdir.search.decay import decay_multiplier, timestamp_for
-from memdir.search.hybrid import Candidate, merge
+from memdir.search.hybrid import Candidate, merge, normalise_weights
 from memdir.search.keyword import keyword_search
 from memdir.search.mmr import mmr_rerank
 from memdir.search.results import SearchResponse, SearchResult, citation_for, make_snippet
@@ -55,8 +55,9 @@ class SearchSettings:
     min_score: float = 0.35
     mode: str = "hybrid"
     candidate_multiplier: int = 4
-    vector_weight: float = 0.7
-    text_weight: float = 0.3
+    vector_weight: float = 0.3
+    text_weight: float = 0.7
+    adaptive_weights: bool = True
     snippet_chars: int = 700
     mmr_enabled: bool = False
     mmr_lambda: float = 0.7
@@ -72,6 +73,7 @@ class SearchSettings:
             candidate_multiplier=config["search.candidate_multiplier"],
             vector_weight=config["search.vector_weight"],
             text_weight=config["search.text_weight"],
+            adaptive_weights=config["search.adaptive_weights"],
             snippet_chars=config["search.snippet_chars"],
             mmr_enabled=config["search.mmr.enabled"],
             mmr_lambda=config["search.mmr.lambda"],
@@ -106,6 +108,24 @@ def _apply_decay(
         ts = stamps[key]
         if ts is not None:
             c.score *= decay_multiplier((now - ts) / 86_400.0, settings.half_life_days)
+
+
+def _text_weight(settings: SearchSettings, keyword_hits: Sequence[tuple[int, float]]) -> float:
+    """The keyword weight of one hybrid search.
+
+    With ``adaptive_weights`` it is scaled by the query's coverage: the best keyword score,
+    i.e. the share of the query's IDF mass that the best-matching chunk holds. A query whose
+    words memory mostly holds keeps its keyword weight; one memory shares few or no words with
+    (asked in another language, or paraphrased) is ranked, and judged against ``min_score``,
+    mostly or only by meaning. Measured (bench/locomo_fusion.py, bench/floor.py): see README.
+    """
+    if not settings.adaptive_weights:
+        return settings.text_weight
+    coverage = max((score for _, score in keyword_hits), default=0.0)
+    weight = settings.text_weight * coverage
+    if weight <= 0 and settings.vector_weight <= 0:
+        return settings.text_weight  # keyword-only weights: nothing to adapt
+    return weight
 
 
 def run_search(
@@ -176,11 +196,12 @@ def run_search(
         elif mode == "vector":
             candidates = merge(vector_hits, [], vector_weight=1.0, text_weight=0.0)
         else:
+            text_weight = _text_weight(settings, keyword_hits)
             candidates = merge(
                 vector_hits,
                 keyword_hits,
                 vector_weight=settings.vector_weight,
-                text_weight=settings.text_weight,
+                text_weight=text_weight,
             )
         rows.update(index.chunks_by_ids([c.chunk_id for c in candidates if c.chunk_id not in rows]))
     candidates = [c for c in candidates if c.chunk_id in rows]
@@ -212,7 +233,7 @@ def run_search(
     if not kept and mode == "hybrid" and keyword_hits:
         # An exact word match scores at most text_weight in hybrid mode; keep such matches
         # above a floor the weights could never reach (spec §6.1, upstream #29112).
-        floor = min(settings.min_score, settings.text_weight)
+        floor = min(settings.min_score, normalise_weights(settings.vector_weight, text_weight)[1])
         kept = [c for c in candidates if c.in_keyword and c.score >= floor]
     results = []
     for c in kept[: settings.max_results]:
