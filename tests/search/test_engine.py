@@ -7,28 +7,18 @@ from pathlib import Path
 
 import pytest
 
-from memdir.chunking import Chunk
 from memdir.errors import EmbeddingError
 from memdir.index import Index
 from memdir.search import engine
 from memdir.search.engine import SearchSettings, run_search
 
+from .helpers import add_note
+
 
 def _index(tmp_path: Path) -> tuple[Index, dict[str, int]]:
     index = Index.open(tmp_path / "index.sqlite")
-    ids = {}
-    for name, text in [("a.md", "the heron nests by the river"), ("b.md", "tea with lemon")]:
-        with index.transaction() as conn:
-            (ids[name],) = index.replace_file(
-                conn,
-                path=name,
-                source="memory",
-                file_hash=name,
-                size=1,
-                mtime_ns=1,
-                chunks=[Chunk(1, 1, text, name)],
-            )
-    return index, ids
+    notes = {"a.md": "the heron nests by the river", "b.md": "tea with lemon"}
+    return index, {name: add_note(index, name, text) for name, text in notes.items()}
 
 
 class _Waiting:

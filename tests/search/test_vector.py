@@ -7,11 +7,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memdir.chunking import Chunk
-from memdir.embed.fill import encode_vector
 from memdir.index import Index
 from memdir.search import vector
 from memdir.search.vector import COSINE_RANGES, VectorMatrix, VectorSearch, cosine_range
+
+from .helpers import add_note
 
 
 def _unit(*xs: float) -> np.ndarray:
@@ -20,18 +20,7 @@ def _unit(*xs: float) -> np.ndarray:
 
 
 def _add(index: Index, path: str, vec: np.ndarray) -> int:
-    with index.transaction() as conn:
-        (cid,) = index.replace_file(
-            conn,
-            path=path,
-            source="memory",
-            file_hash=path,
-            size=1,
-            mtime_ns=1,
-            chunks=[Chunk(1, 1, path, path)],
-        )
-        index.write_vectors(conn, [(cid, encode_vector(vec))])
-    return cid
+    return add_note(index, path, path, vec)
 
 
 def test_matrix_follows_inserts_deletes_and_generations(tmp_path: Path) -> None:
@@ -115,20 +104,8 @@ def test_int8_pass_finds_exactly_the_float32_top_k(
     vecs = (vecs / np.linalg.norm(vecs, axis=1, keepdims=True)).astype(np.float32)
     index = Index.open(tmp_path / "index.sqlite")
     index.reset_vectors(provider_key="k", model="m", dims=dims)
-    ids = []
     with index.transaction() as conn:
-        for i, vec in enumerate(vecs):
-            (cid,) = index.replace_file(
-                conn,
-                path=f"{i}.md",
-                source="memory",
-                file_hash=str(i),
-                size=1,
-                mtime_ns=1,
-                chunks=[Chunk(1, 1, str(i), str(i))],
-            )
-            index.write_vectors(conn, [(cid, encode_vector(vec))])
-            ids.append(cid)
+        ids = [add_note(index, f"{i}.md", str(i), vec, conn=conn) for i, vec in enumerate(vecs)]
     with index.transaction() as conn:
         for i in range(0, n, 50):  # dead rows, not yet compacted away
             index.remove_file(conn, f"{i}.md")

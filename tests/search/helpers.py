@@ -1,0 +1,39 @@
+"""Index rows for search tests: one single-chunk note per call."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import numpy as np
+
+from memdir.chunking import Chunk
+from memdir.embed.fill import encode_vector
+from memdir.index import Index
+
+
+def add_note(
+    index: Index,
+    path: str,
+    text: str,
+    vector: np.ndarray | None = None,
+    *,
+    conn: sqlite3.Connection | None = None,
+) -> int:
+    """Index ``text`` as the one chunk of ``path`` (with ``vector``, if given); its chunk id.
+
+    Pass ``conn`` to add many notes in one transaction."""
+    if conn is None:
+        with index.transaction() as own:
+            return add_note(index, path, text, vector, conn=own)
+    (chunk_id,) = index.replace_file(
+        conn,
+        path=path,
+        source="memory",
+        file_hash=path,
+        size=1,
+        mtime_ns=1,
+        chunks=[Chunk(1, 1, text, path)],
+    )
+    if vector is not None:
+        index.write_vectors(conn, [(chunk_id, encode_vector(vector))])
+    return int(chunk_id)
