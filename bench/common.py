@@ -25,6 +25,7 @@ import resource
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
@@ -195,7 +196,16 @@ class Store:
             self._copy_cache(into_index=True)
         cpu = time.process_time()
         start = time.perf_counter()
-        report = self._mem.sync() if paths is None else self._mem.sync(paths=list(paths))
+        done = threading.Event()
+        saver = threading.Thread(target=self._save_cache_every, args=(done, 60.0), daemon=True)
+        if shared:  # a long embedding run that is stopped keeps what it has embedded
+            saver.start()
+        try:
+            report = self._mem.sync() if paths is None else self._mem.sync(paths=list(paths))
+        finally:
+            done.set()
+            if saver.is_alive():
+                saver.join()
         seconds = time.perf_counter() - start
         if shared:
             self._copy_cache(into_index=False)
@@ -214,6 +224,13 @@ class Store:
             return False
         provider = str(self.config_value("embedding.provider") or "none")
         return provider not in ("none", "")
+
+    def _save_cache_every(self, done: threading.Event, seconds: float) -> None:
+        while not done.wait(seconds):
+            try:
+                self._copy_cache(into_index=False)
+            except sqlite3.Error as exc:  # busy or locked: try again next round
+                print(f"warning: could not save embeddings to the bench cache: {exc}")
 
     def _prune_cache(self) -> None:
         con = sqlite3.connect(self.index_path(), timeout=60)

@@ -5,7 +5,8 @@
 For every question the script asks memdir once for the keyword candidates and once for the
 vector candidates (the 200 each that a hybrid search for 50 results considers, with their
 0–1 scores), then replays the hybrid merge of ``memdir.search.hybrid.merge`` offline for each
-vector weight (text weight = 1 − vector weight) and reports turn recall R@5/10/25/50, overall
+vector weight (text weight = 1 − vector weight), with fixed weights and with
+``search.adaptive_weights`` (the keyword weight scaled by the query's coverage), and reports turn recall R@5/10/25/50, overall
 and per category, next to keyword-only, vector-only and DRAGON. Ties are broken by path as
 memdir does. Embeddings come from the shared bench cache (``bench/.cache/embeddings.sqlite``),
 so after one ``locomo.py --mode hybrid`` run this takes minutes, not an hour.
@@ -42,6 +43,7 @@ from locomo import (
     published_turn_rows,
     write_turn_workspace,
 )
+from memdir.search.engine import SearchSettings, _text_weight
 from memdir.search.hybrid import merge
 
 CANDIDATES = 200  # max(TURN_KS) × the default candidate multiplier of 4
@@ -60,17 +62,22 @@ def replay(
     vec: Sequence[tuple[int, str, float]],
     kw: Sequence[tuple[int, str, float]],
     vector_weight: float,
+    adaptive: bool,
 ) -> list[str]:
     """Paths in the order a hybrid search with these weights returns them."""
     ids: dict[str, int] = {}
     for _, path, _ in [*vec, *kw]:
         ids.setdefault(path, len(ids))
     path_of = {i: p for p, i in ids.items()}
+    keyword_hits = [(ids[p], s) for _, p, s in kw]
+    settings = SearchSettings(
+        vector_weight=vector_weight, text_weight=1 - vector_weight, adaptive_weights=adaptive
+    )
     merged = merge(
         [(ids[p], s) for _, p, s in vec],
-        [(ids[p], s) for _, p, s in kw],
+        keyword_hits,
         vector_weight=vector_weight,
-        text_weight=1 - vector_weight,
+        text_weight=_text_weight(settings, keyword_hits),
     )
     merged.sort(key=lambda c: (-c.score, path_of[c.chunk_id]))
     return [path_of[c.chunk_id] for c in merged[: max(TURN_KS)]]
@@ -119,6 +126,7 @@ def main() -> None:
         conversations = conversations[: args.limit]
 
     per_weight: dict[float, list[tuple[int, dict[str, float]]]] = {w: [] for w in weights}
+    adaptive: dict[float, list[tuple[int, dict[str, float]]]] = {w: [] for w in weights}
     keyword_only: list[tuple[int, dict[str, float]]] = []
     vector_only: list[tuple[int, dict[str, float]]] = []
     for conv in conversations:
@@ -148,7 +156,10 @@ def main() -> None:
                     vector_only.append((q.category, recall(turns([p for _, p, _ in vec]), wanted)))
                     for w in weights:
                         per_weight[w].append(
-                            (q.category, recall(turns(replay(vec, kw, w)), wanted))
+                            (q.category, recall(turns(replay(vec, kw, w, False)), wanted))
+                        )
+                        adaptive[w].append(
+                            (q.category, recall(turns(replay(vec, kw, w, True)), wanted))
                         )
         print(f"{conv.sample_id}: {len(conv.questions)} questions")
     if dump is not None:
@@ -158,6 +169,7 @@ def main() -> None:
         "keyword": summarise(keyword_only),
         "vector": summarise(vector_only),
         "hybrid_by_vector_weight": {str(w): summarise(rows) for w, rows in per_weight.items()},
+        "adaptive_by_vector_weight": {str(w): summarise(rows) for w, rows in adaptive.items()},
         "published": published_turn_rows(anchors),
     }
     metrics = [f"R@{k}" for k in TURN_KS]
@@ -166,6 +178,10 @@ def main() -> None:
     rows += [
         [f"hybrid, vector weight {w}", *[s["overall"][m] for m in metrics]]
         for w, s in figures["hybrid_by_vector_weight"].items()
+    ]
+    rows += [
+        [f"hybrid, vector weight {w}, adaptive", *[s["overall"][m] for m in metrics]]
+        for w, s in figures["adaptive_by_vector_weight"].items()
     ]
     dragon = figures["published"]["DRAGON (LoCoMo paper, Table 3)"]
     rows += [["DRAGON (published)", *[dragon["overall"][m] for m in metrics]]]
@@ -178,6 +194,10 @@ def main() -> None:
         *[
             [f"hybrid {w}", *[s["per_category"][c]["R@5"] for c in cats]]
             for w, s in figures["hybrid_by_vector_weight"].items()
+        ],
+        *[
+            [f"adaptive {w}", *[s["per_category"][c]["R@5"] for c in cats]]
+            for w, s in figures["adaptive_by_vector_weight"].items()
         ],
         ["DRAGON", *[dragon["per_category"][c]["R@5"] for c in cats]],
     ]
