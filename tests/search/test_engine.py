@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import threading
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -128,3 +132,35 @@ def test_keyword_weight_follows_the_querys_coverage(tmp_path: Path) -> None:
     hit = next(r for r in fixed.results if r.path == "a.md")
     assert hit.score == pytest.approx(0.3 * 0.5 + 0.7 * hit.text_score)
     index.close()
+
+
+def _search_in_child(path: Path, hit: int, out: Any) -> None:
+    index = Index.open(path / "index.sqlite")
+    response = run_search(
+        index, "heron", SearchSettings(min_score=0.0), workspace=path, vectors=_Fixed([(hit, 0.9)])
+    )
+    out.put(sorted(r.path for r in response.results))
+    index.close()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork is POSIX-only")
+def test_a_forked_child_can_search_after_its_parent_did(tmp_path: Path) -> None:
+    """The worker threads of a hybrid search do not survive fork(); a child that inherited the
+    parent's pool would queue its vector half forever."""
+    index, ids = _index(tmp_path)
+    run_search(index, "heron", SearchSettings(), workspace=tmp_path, vectors=_Fixed([]))
+    index.close()
+    workers = engine._vector_pool()._max_workers
+    barrier = threading.Barrier(workers)  # start every thread the pool may have, then idle
+    for job in [engine._vector_pool().submit(barrier.wait, 10) for _ in range(workers)]:
+        job.result()
+    time.sleep(0.2)
+    ctx = multiprocessing.get_context("fork")
+    out = ctx.Queue()
+    child = ctx.Process(target=_search_in_child, args=(tmp_path, ids["b.md"], out))
+    child.start()
+    child.join(timeout=30)
+    if child.is_alive():
+        child.kill()
+        pytest.fail("the forked child's hybrid search hung")
+    assert out.get(timeout=5) == ["a.md", "b.md"]

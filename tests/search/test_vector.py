@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+import threading
+import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -127,3 +132,43 @@ def test_int8_pass_finds_exactly_the_float32_top_k(
             assert matrix.top(query, k) == got  # ties broken the same way every time
     assert matrix.nbytes < vecs.nbytes * 1.5  # float32 + int8 twin, no more
     index.close()
+
+
+def _fill_pool(pool: Any, workers: int) -> None:
+    """Start every thread the pool may have and let them go idle: a child forked now would
+    find an executor that believes it needs no new thread."""
+    barrier = threading.Barrier(workers)
+    for job in [pool.submit(barrier.wait, 10) for _ in range(workers)]:
+        job.result()
+    time.sleep(0.2)
+
+
+def _top_in_child(matrix: VectorMatrix, query: np.ndarray, out: Any) -> None:
+    out.put(matrix.top(query, 1))
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork is POSIX-only")
+def test_a_forked_child_can_scan_after_its_parent_did(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(vector, "_EXACT_BELOW", 0)
+    monkeypatch.setattr(vector, "_WORKERS", 2)  # the scan uses its thread pool
+    index = Index.open(tmp_path / "index.sqlite")
+    index.reset_vectors(provider_key="k", model="m", dims=2)
+    near = _add(index, "near.md", _unit(1, 0.1))
+    _add(index, "far.md", _unit(0, 1))
+    matrix = VectorMatrix()
+    matrix.refresh(index)
+    index.close()
+    query = _unit(1, 0)
+    assert matrix.top(query, 1)[0][0] == near
+    _fill_pool(vector._pool(), 2)
+    ctx = multiprocessing.get_context("fork")
+    out = ctx.Queue()
+    child = ctx.Process(target=_top_in_child, args=(matrix, query, out))
+    child.start()
+    child.join(timeout=30)
+    if child.is_alive():
+        child.kill()
+        pytest.fail("the forked child's scan hung")
+    assert out.get(timeout=5)[0][0] == near

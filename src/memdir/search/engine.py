@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -36,6 +37,14 @@ class VectorSearcher(Protocol):
 
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
+
+
+def _forget_pool() -> None:
+    global _pool
+    _pool = None  # a forked child has none of the parent's threads: start its own
+
+
+os.register_at_fork(after_in_child=_forget_pool)
 
 
 def _vector_pool() -> ThreadPoolExecutor:

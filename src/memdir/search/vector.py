@@ -69,6 +69,14 @@ _scan_pool: ThreadPoolExecutor | None = None
 _scan_pool_lock = threading.Lock()
 
 
+def _forget_pool() -> None:
+    global _scan_pool
+    _scan_pool = None  # a forked child has none of the parent's threads: start its own
+
+
+os.register_at_fork(after_in_child=_forget_pool)
+
+
 def _pool() -> ThreadPoolExecutor:
     global _scan_pool
     with _scan_pool_lock:
