@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -19,6 +17,7 @@ from memdir.search.hybrid import Candidate, merge, normalise_weights
 from memdir.search.keyword import keyword_search
 from memdir.search.mmr import mmr_rerank
 from memdir.search.results import SearchResponse, SearchResult, citation_for, make_snippet
+from memdir.search.threads import LazyPool
 
 __all__ = ["MODES", "SearchSettings", "VectorSearcher", "run_search"]
 
@@ -35,27 +34,14 @@ class VectorSearcher(Protocol):
     def search(self, query: str, limit: int) -> list[tuple[int, float]]: ...
 
 
-_pool: ThreadPoolExecutor | None = None
-_pool_lock = threading.Lock()
-
-
-def _forget_pool() -> None:
-    global _pool
-    _pool = None  # a forked child has none of the parent's threads: start its own
-
-
-os.register_at_fork(after_in_child=_forget_pool)
+# Threads for the vector half of hybrid searches (query embedding + matrix product), which
+# release the GIL and so overlap with the keyword half: a hybrid search costs about the slower
+# half plus the merge, not the sum (bench/hybrid_latency.py).
+_VECTOR_POOL = LazyPool("memdir-vector", lambda: 4)
 
 
 def _vector_pool() -> ThreadPoolExecutor:
-    """Threads for the vector half of hybrid searches (query embedding + matrix product), which
-    release the GIL and so overlap with the keyword half: a hybrid search costs about the slower
-    half, not the sum (measured at 100k chunks: see bench/hybrid_latency.py)."""
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="memdir-vector")
-        return _pool
+    return _VECTOR_POOL.get()
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,6 +29,7 @@ from memdir.embed.base import Embedder
 from memdir.embed.fill import decode_vector
 from memdir.errors import EmbeddingError
 from memdir.index import Index
+from memdir.search.threads import LazyPool
 
 __all__ = ["VectorMatrix", "VectorSearch"]
 
@@ -65,24 +66,11 @@ _PAGE = 8192  # vectors read from the index at a time
 _EXACT_BELOW = 16_384  # rows; below this one float32 pass is as fast as the int8 pass
 _BLOCK = 1024  # int8 rows widened to float32 at a time (1.5 MB at 384 dims: stays in cache)
 _WORKERS = max(1, min(4, os.cpu_count() or 1))
-_scan_pool: ThreadPoolExecutor | None = None
-_scan_pool_lock = threading.Lock()
-
-
-def _forget_pool() -> None:
-    global _scan_pool
-    _scan_pool = None  # a forked child has none of the parent's threads: start its own
-
-
-os.register_at_fork(after_in_child=_forget_pool)
+_SCAN_POOL = LazyPool("memdir-scan", lambda: _WORKERS)
 
 
 def _pool() -> ThreadPoolExecutor:
-    global _scan_pool
-    with _scan_pool_lock:
-        if _scan_pool is None:
-            _scan_pool = ThreadPoolExecutor(max_workers=_WORKERS, thread_name_prefix="memdir-scan")
-        return _scan_pool
+    return _SCAN_POOL.get()
 
 
 def _quantise(vecs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
