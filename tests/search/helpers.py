@@ -1,8 +1,11 @@
-"""Index rows for search tests: one single-chunk note per call."""
+"""Helpers for search tests: single-chunk notes in an index; worker pools made ready to fork."""
 
 from __future__ import annotations
 
 import sqlite3
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -37,3 +40,13 @@ def add_note(
     if vector is not None:
         index.write_vectors(conn, [(chunk_id, encode_vector(vector))])
     return int(chunk_id)
+
+
+def fill_pool(pool: ThreadPoolExecutor) -> None:
+    """Start every thread ``pool`` may have and let them go idle: a child forked now inherits an
+    executor that believes it needs no new thread."""
+    workers = pool._max_workers
+    barrier = threading.Barrier(workers)
+    for job in [pool.submit(barrier.wait, 10) for _ in range(workers)]:
+        job.result()
+    time.sleep(0.2)

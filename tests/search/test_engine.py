@@ -5,7 +5,6 @@ from __future__ import annotations
 import multiprocessing
 import os
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +15,7 @@ from memdir.index import Index
 from memdir.search import engine
 from memdir.search.engine import SearchSettings, run_search
 
-from .helpers import add_note
+from .helpers import add_note, fill_pool
 
 
 def _index(tmp_path: Path) -> tuple[Index, dict[str, int]]:
@@ -150,11 +149,7 @@ def test_a_forked_child_can_search_after_its_parent_did(tmp_path: Path) -> None:
     index, ids = _index(tmp_path)
     run_search(index, "heron", SearchSettings(), workspace=tmp_path, vectors=_Fixed([]))
     index.close()
-    workers = engine._vector_pool()._max_workers
-    barrier = threading.Barrier(workers)  # start every thread the pool may have, then idle
-    for job in [engine._vector_pool().submit(barrier.wait, 10) for _ in range(workers)]:
-        job.result()
-    time.sleep(0.2)
+    fill_pool(engine._VECTOR_POOL.get())
     ctx = multiprocessing.get_context("fork")
     out = ctx.Queue()
     child = ctx.Process(target=_search_in_child, args=(tmp_path, ids["b.md"], out))

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +14,7 @@ from memdir.index import Index
 from memdir.search import vector
 from memdir.search.vector import COSINE_RANGES, VectorMatrix, VectorSearch, cosine_range
 
-from .helpers import add_note
+from .helpers import add_note, fill_pool
 
 
 def _unit(*xs: float) -> np.ndarray:
@@ -134,15 +132,6 @@ def test_int8_pass_finds_exactly_the_float32_top_k(
     index.close()
 
 
-def _fill_pool(pool: Any, workers: int) -> None:
-    """Start every thread the pool may have and let them go idle: a child forked now would
-    find an executor that believes it needs no new thread."""
-    barrier = threading.Barrier(workers)
-    for job in [pool.submit(barrier.wait, 10) for _ in range(workers)]:
-        job.result()
-    time.sleep(0.2)
-
-
 def _top_in_child(matrix: VectorMatrix, query: np.ndarray, out: Any) -> None:
     out.put(matrix.top(query, 1))
 
@@ -162,7 +151,7 @@ def test_a_forked_child_can_scan_after_its_parent_did(
     index.close()
     query = _unit(1, 0)
     assert matrix.top(query, 1)[0][0] == near
-    _fill_pool(vector._pool(), 2)
+    fill_pool(vector._SCAN_POOL.get())
     ctx = multiprocessing.get_context("fork")
     out = ctx.Queue()
     child = ctx.Process(target=_top_in_child, args=(matrix, query, out))

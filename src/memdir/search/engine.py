@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -38,10 +38,6 @@ class VectorSearcher(Protocol):
 # release the GIL and so overlap with the keyword half: a hybrid search costs about the slower
 # half plus the merge, not the sum (bench/hybrid_latency.py).
 _VECTOR_POOL = LazyPool("memdir-vector", lambda: 4)
-
-
-def _vector_pool() -> ThreadPoolExecutor:
-    return _VECTOR_POOL.get()
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +159,7 @@ def run_search(
             warnings.append(f"vector search failed ({exc}); used keyword search")
             mode = "keyword"
     elif mode == "hybrid" and vectors is not None:
-        pending = _vector_pool().submit(vectors.search, text, limit)
+        pending = _VECTOR_POOL.get().submit(vectors.search, text, limit)
     # Keyword hits and the chunk rows come from one read snapshot, so a sync committing in
     # between cannot pair an id with another version's text. Vector ids from the in-memory
     # matrix that no longer exist in the snapshot simply find no row and are dropped.

@@ -19,7 +19,6 @@ import itertools
 import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 import numpy as np
@@ -67,10 +66,6 @@ _EXACT_BELOW = 16_384  # rows; below this one float32 pass is as fast as the int
 _BLOCK = 1024  # int8 rows widened to float32 at a time (1.5 MB at 384 dims: stays in cache)
 _WORKERS = max(1, min(4, os.cpu_count() or 1))
 _SCAN_POOL = LazyPool("memdir-scan", lambda: _WORKERS)
-
-
-def _pool() -> ThreadPoolExecutor:
-    return _SCAN_POOL.get()
 
 
 def _quantise(vecs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -203,10 +198,9 @@ class VectorMatrix:
 
     def _compact(self) -> None:
         keep = np.flatnonzero(self._alive[: self._size])
-        self._ids, self._mat, self._q8, self._scale, self._err = (
-            a[keep].copy() for a in (self._ids, self._mat, self._q8, self._scale, self._err)
+        self._ids, self._mat, self._q8, self._scale, self._err, self._alive = (
+            a[keep].copy() for a in self._arrays()
         )
-        self._alive = np.ones(len(keep), dtype=bool)
         self._size = len(keep)
         self._row_of = {int(cid): i for i, cid in enumerate(self._ids)}
 
@@ -240,7 +234,7 @@ class VectorMatrix:
         cuts = np.linspace(0, n, _WORKERS + 1).astype(int)
         if _WORKERS > 1:
             jobs = [
-                _pool().submit(_scan, self._q8, query, coarse, int(a), int(b))
+                _SCAN_POOL.get().submit(_scan, self._q8, query, coarse, int(a), int(b))
                 for a, b in itertools.pairwise(cuts)
             ]
             for job in jobs:
