@@ -40,8 +40,8 @@ RESULTS_DIR = BENCH_DIR / "results"
 CACHE_DIR = BENCH_DIR / ".cache"
 DATA_ENV = "MEMDIR_BENCH_DATA"
 # Embeddings computed by earlier runs, shared across runs so that a second run with other search
-# settings does not re-embed a corpus (e5-small on 2 cores: ~15 chunks/s). Same schema as the
-# index's own ``embedding_cache`` table; delete the file to start cold.
+# settings does not re-embed a corpus (e5-small on 2 cores: ~15 chunks/s). Its table is created
+# from the index's own ``embedding_cache`` definition; delete the file to start cold.
 EMBED_CACHE_PATH = CACHE_DIR / "embeddings.sqlite"
 EMBED_CACHE_ENV = "MEMDIR_BENCH_EMBED_CACHE"  # "0" turns the shared cache off
 MODES = ("keyword", "hybrid", "vector")
@@ -248,10 +248,17 @@ class Store:
         con = sqlite3.connect(index_path, timeout=60)
         try:
             con.execute("ATTACH DATABASE ? AS shared", (str(EMBED_CACHE_PATH),))
+            # The shared table is created from the index's own definition, so the two
+            # cannot drift apart.
+            (create,) = con.execute(
+                "SELECT sql FROM main.sqlite_master WHERE type = 'table' AND name = 'embedding_cache'"
+            ).fetchone()
             con.execute(
-                "CREATE TABLE IF NOT EXISTS shared.embedding_cache (provider_key TEXT NOT NULL, "
-                "hash TEXT NOT NULL, dims INTEGER NOT NULL, embedding BLOB NOT NULL, "
-                "used_at INTEGER NOT NULL, PRIMARY KEY (provider_key, hash)) WITHOUT ROWID"
+                create.replace(
+                    "CREATE TABLE embedding_cache",
+                    "CREATE TABLE IF NOT EXISTS shared.embedding_cache",
+                    1,
+                )
             )
             src, dst = ("shared", "main") if into_index else ("main", "shared")
             with con:
