@@ -33,7 +33,7 @@ class _Waiting:
         self.thread: threading.Thread | None = None
         self.overlapped = False
 
-    def search(self, query: str, limit: int) -> list[tuple[int, float]]:
+    def search(self, query: str, limit: int, assist: object = None) -> list[tuple[int, float]]:
         self.thread = threading.current_thread()
         self.overlapped = self.keyword_started.wait(timeout=10)
         return self.hits
@@ -63,7 +63,7 @@ def test_hybrid_runs_vector_search_while_keyword_search_reads(
 
 
 class _Failing:
-    def search(self, query: str, limit: int) -> list[tuple[int, float]]:
+    def search(self, query: str, limit: int, assist: object = None) -> list[tuple[int, float]]:
         raise EmbeddingError("endpoint said 503")
 
 
@@ -87,7 +87,7 @@ class _Fixed:
     def __init__(self, hits: list[tuple[int, float]]) -> None:
         self.hits = hits
 
-    def search(self, query: str, limit: int) -> list[tuple[int, float]]:
+    def search(self, query: str, limit: int, assist: object = None) -> list[tuple[int, float]]:
         return self.hits
 
 

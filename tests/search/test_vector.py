@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 
 from memdir.index import Index
 from memdir.search import vector
+from memdir.search.threads import Assist
 from memdir.search.vector import COSINE_RANGES, VectorMatrix, VectorSearch, cosine_range
 
 from .helpers import add_note, fill_pool
@@ -99,6 +101,9 @@ def test_int8_pass_finds_exactly_the_float32_top_k(
     top k; that must give the same ids and scores as scoring every float32 row, also where
     many rows are nearly tied (embedders put most text in a narrow cone) and rows are dead."""
     monkeypatch.setattr(vector, "_EXACT_BELOW", 0)  # use the int8 pass on a small matrix
+    monkeypatch.setattr(vector, "_SLICE", 256)  # and cut it into slices for several threads
+    monkeypatch.setattr(vector, "_BLOCK", 100)  # of blocks, some smaller than k
+    monkeypatch.setattr(vector, "_WORKERS", 3)
     rng = np.random.default_rng(7)
     dims, n = 48, 3000
     common = rng.standard_normal(dims)
@@ -142,6 +147,7 @@ def test_a_forked_child_can_scan_after_its_parent_did(
 ) -> None:
     monkeypatch.setattr(vector, "_EXACT_BELOW", 0)
     monkeypatch.setattr(vector, "_WORKERS", 2)  # the scan uses its thread pool
+    monkeypatch.setattr(vector, "_SLICE", 1)
     index = Index.open(tmp_path / "index.sqlite")
     index.reset_vectors(provider_key="k", model="m", dims=2)
     near = _add(index, "near.md", _unit(1, 0.1))
@@ -161,3 +167,79 @@ def test_a_forked_child_can_scan_after_its_parent_did(
         child.kill()
         pytest.fail("the forked child's scan hung")
     assert out.get(timeout=5)[0][0] == near
+
+
+def _scan_matrix(tmp_path: Path, n: int = 600, dims: int = 16) -> tuple[VectorMatrix, np.ndarray]:
+    rng = np.random.default_rng(3)
+    vecs = rng.standard_normal((n, dims))
+    vecs = (vecs / np.linalg.norm(vecs, axis=1, keepdims=True)).astype(np.float32)
+    index = Index.open(tmp_path / "index.sqlite")
+    index.reset_vectors(provider_key="k", model="m", dims=dims)
+    with index.transaction() as conn:
+        for i, vec in enumerate(vecs):
+            add_note(index, f"{i}.md", str(i), vec, conn=conn)
+    matrix = VectorMatrix()
+    matrix.refresh(index)
+    index.close()
+    return matrix, vecs
+
+
+def _record_scans(
+    monkeypatch: pytest.MonkeyPatch, *, wait_for: str | None = None, fail_in: str | None = None
+) -> list[str]:
+    """Wrap the scan of one slice: record which thread ran it; ``wait_for``: the first thread
+    whose name starts so makes everyone else wait until it has a slice (so that it surely
+    takes part); ``fail_in``: slices run by a thread whose name starts so raise."""
+    scans: list[str] = []
+    arrived = threading.Event()
+    real = vector._Scan._slice
+
+    def scan(self: vector._Scan, lo: int, hi: int) -> None:
+        name = threading.current_thread().name
+        scans.append(name)
+        if wait_for and name.startswith(wait_for):
+            arrived.set()
+        elif wait_for:
+            assert arrived.wait(5), f"no slice reached a {wait_for} thread"
+        if fail_in and name.startswith(fail_in):
+            raise RuntimeError("scan failed")
+        real(self, lo, hi)
+
+    monkeypatch.setattr(vector._Scan, "_slice", scan)
+    return scans
+
+
+def test_the_thread_waiting_for_a_search_helps_with_its_scan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a hybrid search the keyword thread, once done, scans slices of the vector pass
+    rather than wait idle; the answer is the same whoever scans which slice."""
+    monkeypatch.setattr(vector, "_EXACT_BELOW", 0)
+    monkeypatch.setattr(vector, "_SLICE", 32)
+    monkeypatch.setattr(vector, "_WORKERS", 2)  # the caller and the assisting thread
+    matrix, vecs = _scan_matrix(tmp_path)
+    query = vecs[5]
+    alone = matrix.top(query, 10)
+    scans = _record_scans(monkeypatch, wait_for="keyword")
+    assist = Assist()
+    helper = threading.Thread(target=assist.join, name="keyword-half")
+    helper.start()
+    got = matrix.top(query, 10, assist)
+    assist.close()
+    helper.join(5)
+    assert got == alone
+    assert "keyword-half" in scans and threading.current_thread().name in scans
+    assert len(scans) == -(-len(vecs) // 32)  # every slice scanned exactly once
+    assert not any(name.startswith("memdir-scan") for name in scans)  # no third thread
+
+
+def test_a_failing_helper_fails_the_search_instead_of_leaving_scores_unset(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(vector, "_EXACT_BELOW", 0)
+    monkeypatch.setattr(vector, "_SLICE", 32)
+    monkeypatch.setattr(vector, "_WORKERS", 2)
+    matrix, vecs = _scan_matrix(tmp_path)
+    _record_scans(monkeypatch, wait_for="memdir-scan", fail_in="memdir-scan")
+    with pytest.raises(RuntimeError, match="scan failed"):
+        matrix.top(vecs[0], 5)

@@ -17,7 +17,7 @@ from memdir.search.hybrid import Candidate, merge, normalise_weights
 from memdir.search.keyword import keyword_search
 from memdir.search.mmr import mmr_rerank
 from memdir.search.results import SearchResponse, SearchResult, citation_for, make_snippet
-from memdir.search.threads import LazyPool
+from memdir.search.threads import Assist, LazyPool
 
 __all__ = ["MODES", "SearchSettings", "VectorSearcher", "run_search"]
 
@@ -29,9 +29,12 @@ class VectorSearcher(Protocol):
 
     In hybrid mode ``search`` runs on a worker thread while keyword search reads the index, so
     it must not use the index connection (bring any in-memory state up to date beforehand).
+    Work it offers to ``assist`` is done by the calling thread once the keyword half is done.
     """
 
-    def search(self, query: str, limit: int) -> list[tuple[int, float]]: ...
+    def search(
+        self, query: str, limit: int, assist: Assist | None = None
+    ) -> list[tuple[int, float]]: ...
 
 
 # Threads for the vector half of hybrid searches (query embedding + matrix product), which
@@ -152,6 +155,7 @@ def run_search(
         limit = min(400, limit * 2)  # some candidates will be filtered out
     vector_hits: list[tuple[int, float]] = []
     pending: Future[list[tuple[int, float]]] | None = None
+    assist = Assist()
     if mode == "vector" and vectors is not None:
         try:
             vector_hits = vectors.search(text, limit)
@@ -159,7 +163,8 @@ def run_search(
             warnings.append(f"vector search failed ({exc}); used keyword search")
             mode = "keyword"
     elif mode == "hybrid" and vectors is not None:
-        pending = _VECTOR_POOL.get().submit(vectors.search, text, limit)
+        pending = _VECTOR_POOL.get().submit(vectors.search, text, limit, assist)
+        pending.add_done_callback(lambda _: assist.close())
     # Keyword hits and the chunk rows come from one read snapshot, so a sync committing in
     # between cannot pair an id with another version's text. Vector ids from the in-memory
     # matrix that no longer exist in the snapshot simply find no row and are dropped.
@@ -177,6 +182,7 @@ def run_search(
                 keyword_hits.append((row.chunk.id, score))
                 rows[row.chunk.id] = row.chunk
         if pending is not None:
+            assist.join()  # help with the vector scan instead of waiting idle
             try:
                 vector_hits = pending.result()
             except EmbeddingError as exc:
