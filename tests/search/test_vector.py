@@ -19,6 +19,17 @@ from memdir.search.vector import COSINE_RANGES, VectorMatrix, VectorSearch, cosi
 from .helpers import add_note, fill_pool
 
 
+@pytest.fixture(params=["simd", "numpy"])
+def kernel(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run a test with the SIMD int8 pass (simsimd, the default) and with the numpy pass used
+    where simsimd is not installed: both must give the exact top k."""
+    if request.param == "numpy":
+        monkeypatch.setattr(vector, "_simsimd", None)
+    else:
+        assert vector._simsimd is not None, "simsimd is a dependency of memdir"
+    return str(request.param)
+
+
 def _unit(*xs: float) -> np.ndarray:
     v = np.array(xs, dtype=np.float32)
     return v / np.linalg.norm(v)
@@ -95,7 +106,7 @@ def test_scores_are_rescaled_to_the_models_cosine_range(tmp_path: Path) -> None:
 
 
 def test_int8_pass_finds_exactly_the_float32_top_k(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kernel: str
 ) -> None:
     """At scale the matrix scans int8 rows and rescores only the rows that can still make the
     top k; that must give the same ids and scores as scoring every float32 row, also where
@@ -119,6 +130,15 @@ def test_int8_pass_finds_exactly_the_float32_top_k(
             index.remove_file(conn, f"{i}.md")
     matrix = VectorMatrix()
     matrix.refresh(index)
+    refined: list[int] = []
+    real_refine = vector._Scan._refine
+
+    def refine(self: vector._Scan, rows: np.ndarray) -> np.ndarray:
+        kept = real_refine(self, rows)
+        refined.append(len(rows) - len(kept))
+        return kept
+
+    monkeypatch.setattr(vector._Scan, "_refine", refine)
     alive = np.array([i % 50 != 0 for i in range(n)])
     for trial in range(40):
         query = vecs[trial * 7] + 0.05 * rng.standard_normal(dims).astype(np.float32)
@@ -134,6 +154,10 @@ def test_int8_pass_finds_exactly_the_float32_top_k(
             assert all(exact[row_of[cid]] >= want[-1] - 1e-6 for cid, _ in got)
             assert matrix.top(query, k) == got  # ties broken the same way every time
     assert matrix.nbytes < vecs.nbytes * 1.5  # float32 + int8 twin, no more
+    if kernel == "simd":  # the quantised query's looser bound is narrowed again before rescoring
+        assert refined and max(refined) > 0
+    else:
+        assert not refined
     index.close()
 
 
@@ -210,7 +234,7 @@ def _record_scans(
 
 
 def test_the_thread_waiting_for_a_search_helps_with_its_scan(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kernel: str
 ) -> None:
     """In a hybrid search the keyword thread, once done, scans slices of the vector pass
     rather than wait idle; the answer is the same whoever scans which slice."""
@@ -234,7 +258,7 @@ def test_the_thread_waiting_for_a_search_helps_with_its_scan(
 
 
 def test_a_failing_helper_fails_the_search_instead_of_leaving_scores_unset(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kernel: str
 ) -> None:
     monkeypatch.setattr(vector, "_EXACT_BELOW", 0)
     monkeypatch.setattr(vector, "_SLICE", 32)
@@ -243,3 +267,85 @@ def test_a_failing_helper_fails_the_search_instead_of_leaving_scores_unset(
     _record_scans(monkeypatch, wait_for="memdir-scan", fail_in="memdir-scan")
     with pytest.raises(RuntimeError, match="scan failed"):
         matrix.top(vecs[0], 5)
+
+
+@pytest.mark.parametrize("rounding", [0.49, 0.51])
+def test_the_int8_bounds_hold_when_rounding_errors_line_up(
+    monkeypatch: pytest.MonkeyPatch, kernel: str, rounding: float
+) -> None:
+    """Every row's true score lies within its int8 bounds, also in the worst case for them:
+    a query whose every entry rounds the same way (all down, or all up), against rows that
+    all point the same way, so that the rounding errors add up instead of cancelling."""
+    dims, n, k = 64, 300, 5
+    rng = np.random.default_rng(5)
+    steps = rng.integers(1, 100, dims) + rounding  # each entry ~half a step off the grid
+    steps[0] = 127.0  # the peak, on the grid: it sets the query's int8 scale
+    query = (steps / np.linalg.norm(steps)).astype(np.float32)
+    rows = np.abs(1 + 0.05 * rng.standard_normal((n, dims)))
+    rows = (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
+    matrix = VectorMatrix()
+    matrix._append([(i + 1, i + 1, row.tobytes()) for i, row in enumerate(rows)])
+    true = rows @ query
+    scan = vector._Scan(matrix, query, n, k)
+    scan.work()
+    assert np.all(true <= scan.high + 1e-6)  # no row is ruled out that could be in the top k
+    kth_low = np.sort(np.concatenate(scan.lows))[-k]
+    assert kth_low <= np.sort(true)[-k] + 1e-6  # the cut-off is below the true k-th best
+
+
+def test_rows_the_int8_estimate_misorders_are_kept_and_ranked_by_float32(
+    monkeypatch: pytest.MonkeyPatch, kernel: str
+) -> None:
+    """Nearly tied rows whose entries all round down (or all up) get int8 estimates in the
+    wrong order; the narrowing before the float32 rescoring must still keep the true best."""
+    monkeypatch.setattr(vector, "_EXACT_BELOW", 0)
+    dims, k = 64, 5
+    rng = np.random.default_rng(5)
+    base = rng.integers(20, 100, dims).astype(float)
+    rows = []
+    for i in range(40):
+        ints = base + rng.integers(-1, 2, dims)
+        ints[0] = 127  # on the grid: sets the row's scale
+        off = np.full(dims, 0.49 if i % 2 else 0.51)  # every entry rounds the same way
+        off[0] = 0
+        rows.append(ints + off)
+    vecs = np.array(rows)
+    vecs = (vecs / np.linalg.norm(vecs, axis=1, keepdims=True)).astype(np.float32)
+    query = rng.uniform(0.5, 1, dims)
+    query = (query / np.linalg.norm(query)).astype(np.float32)
+    matrix = VectorMatrix()
+    matrix._append([(i + 1, i + 1, row.tobytes()) for i, row in enumerate(vecs)])
+    true = vecs @ query
+    best = np.argsort(-true)[:k]
+    estimate = (matrix._q8[: len(vecs)].astype(np.float32) @ query) * matrix._scale[: len(vecs)]
+    assert set(np.argsort(-estimate)[:k]) != set(best)  # the premise: int8 alone gets it wrong
+    scan = vector._Scan(matrix, query, len(vecs), k)
+    assert set(best) <= set(scan._refine(np.arange(len(vecs))))
+    assert [cid for cid, _ in matrix.top(query, k)] == [int(i) + 1 for i in best]
+
+
+def test_rows_closer_than_the_int8_error_are_still_ranked_exactly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kernel: str
+) -> None:
+    """Rows that differ by less than int8 rounding (of the rows and, in the SIMD pass, of the
+    query too) leave the order to the float32 rescoring: the bounds must keep them all."""
+    monkeypatch.setattr(vector, "_EXACT_BELOW", 0)
+    rng = np.random.default_rng(11)
+    dims, n = 384, 2000
+    base = rng.standard_normal(dims)
+    vecs = base + 2e-3 * rng.standard_normal((n, dims)) * np.abs(base).max()
+    vecs = (vecs / np.linalg.norm(vecs, axis=1, keepdims=True)).astype(np.float32)
+    index = Index.open(tmp_path / "index.sqlite")
+    index.reset_vectors(provider_key="k", model="m", dims=dims)
+    with index.transaction() as conn:
+        ids = [add_note(index, f"{i}.md", str(i), vec, conn=conn) for i, vec in enumerate(vecs)]
+    matrix = VectorMatrix()
+    matrix.refresh(index)
+    index.close()
+    for trial in range(20):
+        query = base + 0.5 * rng.standard_normal(dims)
+        query = (query / np.linalg.norm(query)).astype(np.float32)
+        exact = vecs @ query
+        for k in (1, 10):
+            want = [ids[i] for i in np.argsort(-exact, kind="stable")[:k]]
+            assert [cid for cid, _ in matrix.top(query, k)] == want, (trial, k)
