@@ -32,7 +32,7 @@ from memdir.index import Index, Progress, SyncReport, sync_index
 from memdir.index.store import is_corruption
 from memdir.redact import Redactor, build_patterns
 from memdir.search import SearchResponse, SearchSettings, run_search
-from memdir.search.vector import VectorMatrix, VectorSearch, cosine_range
+from memdir.search.vector import VectorMatrix, VectorSearch, cosine_range, script_shifts
 from memdir.text.stopwords import STOP_WORDS
 from memdir.workspace import Workspace, decode_text
 
@@ -283,6 +283,7 @@ class Memory:
                 self._matrix,
                 prepare=lambda q: self._prepare([q])[0],
                 cosines=cosine_range(embedder, self.config["embedding.cosine_range"]),
+                shifts=script_shifts(embedder, self.config["embedding.cosine_range"]),
             ),
             None,
         )

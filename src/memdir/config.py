@@ -323,7 +323,7 @@ SETTINGS: tuple[Setting, ...] = (
         "embedding.cosine_range",
         [],
         list,
-        "[floor, ceiling] of raw cosine mapped to vector scores 0 and 1; empty: the measured range for packaged models, raw cosine for others.",
+        "[floor, ceiling] of raw cosine mapped to vector scores 0 and 1, for every language pair; empty: the measured range for packaged models (moved per English/CJK pair for e5-small), raw cosine for others.",
         _cosine_range,
     ),
     Setting(

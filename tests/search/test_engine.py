@@ -159,3 +159,35 @@ def test_a_forked_child_can_search_after_its_parent_did(tmp_path: Path) -> None:
         child.kill()
         pytest.fail("the forked child's hybrid search hung")
     assert out.get(timeout=5) == ["a.md", "b.md"]
+
+
+def test_in_a_bilingual_memory_a_note_in_the_other_script_is_judged_by_meaning(
+    tmp_path: Path,
+) -> None:
+    """An English question finds English notes by their words; a Chinese note can share none
+    of them, so the English notes' keyword coverage must not shrink its vector weight: its
+    score is its vector score, as it would be in a Chinese-only memory."""
+    index = Index.open(tmp_path / "index.sqlite")
+    english = add_note(index, "en.md", "The heron nests by the river near the old mill.")
+    chinese = add_note(index, "zh.md", "苍鹭在老磨坊附近的河边筑巢。")
+    for i, other in enumerate(["tea with lemon", "the mill opens at nine", "a river trip"]):
+        add_note(index, f"other{i}.md", other)  # so that heron and nest are rare words
+    vectors = _Fixed([(chinese, 0.6), (english, 0.2)])
+    settings = SearchSettings(vector_weight=0.3, text_weight=0.7, min_score=0.0)
+    response = run_search(
+        index, "where does the heron nest", settings, workspace=tmp_path, vectors=vectors
+    )
+    scores = {r.path: r.score for r in response.results}
+    assert scores["zh.md"] == pytest.approx(0.6)
+    english_hit = next(r for r in response.results if r.path == "en.md")
+    assert english_hit.text_score is not None  # the English note still counts its words
+    # Without adaptive weights both scripts share one fixed weighting: 0.3 × 0.6 for the note.
+    fixed = run_search(
+        index,
+        "where does the heron nest",
+        settings.replace(adaptive_weights=False),
+        workspace=tmp_path,
+        vectors=vectors,
+    )
+    assert {r.path: round(r.score, 6) for r in fixed.results}["zh.md"] == pytest.approx(0.18)
+    index.close()

@@ -66,12 +66,13 @@ def test_dead_rows_are_compacted(tmp_path: Path) -> None:
     for i in range(10):
         _add(index, f"n{i}.md", _unit(1, i))
     matrix.refresh(index)
+    full = matrix.nbytes
     with index.transaction() as conn:
         for i in range(5):
             index.remove_file(conn, f"n{i}.md")
     matrix.refresh(index)
     assert matrix.count == 5
-    assert matrix.nbytes < 10 * 2 * 4 + 10 * 8  # compacted below the original ten rows
+    assert matrix.nbytes <= full // 2  # compacted to the five live rows
     assert len(matrix.top(_unit(1, 1), 10)) == 5
     index.close()
 
@@ -103,6 +104,79 @@ def test_scores_are_rescaled_to_the_models_cosine_range(tmp_path: Path) -> None:
     assert scores[far] == 0.0  # below the floor: as good as unrelated for this model
     assert cosine_range(_Fixed(), ["0.1", "0.9"]) == (0.1, 0.9)  # configured wins
     index.close()
+
+
+class _English(_Fixed):
+    def embed_query(self, text: str) -> np.ndarray:
+        return _unit(1, 0, 0)
+
+
+def _at_cosine(cos: float, side: float) -> np.ndarray:
+    return np.array([cos, side * np.sqrt(1 - cos**2), 0.0], dtype=np.float32)
+
+
+def test_a_chinese_answer_to_an_english_question_is_scored_on_its_own_scale(
+    tmp_path: Path,
+) -> None:
+    """e5-small gives a question and its answer in the other language a lower cosine than an
+    unrelated text in the same language: the range is moved per (query, chunk) script pair,
+    so in a mixed memory the Chinese answer outranks the English noise and clears the floor."""
+    index = Index.open(tmp_path / "index.sqlite")
+    index.reset_vectors(provider_key="k", model="m", dims=3)
+    english = add_note(index, "en.md", "Our standup moved to ten.", _at_cosine(0.80, 1))
+    chinese = add_note(
+        index, "zh.md", "我们选择了 PostgreSQL 作为账单服务的数据库。", _at_cosine(0.79, -1)
+    )
+    shifts = vector.script_shifts(_English())  # type: ignore[arg-type]
+    assert shifts == vector.SCRIPT_SHIFTS[("local", "e5-small")]
+    search = VectorSearch(
+        index,
+        _English(),
+        VectorMatrix(),
+        cosines=(0.76, 0.92),
+        shifts=shifts,  # type: ignore[arg-type]
+    )
+    search.refresh()
+    got = search.search("which database did we choose", 5)
+    assert [cid for cid, _ in got] == [chinese, english]
+    scores = dict(got)
+    assert scores[chinese] == pytest.approx((0.79 - (0.76 - 0.05)) / 0.16, abs=1e-5)
+    assert scores[english] == pytest.approx((0.80 - 0.76) / 0.16, abs=1e-5)
+    # One range for everything when none is known for the model or the user set their own.
+    assert vector.script_shifts(_English(), ["0.7", "0.9"]) == {}  # type: ignore[arg-type]
+    plain = VectorSearch(index, _English(), VectorMatrix(), cosines=(0.76, 0.92))  # type: ignore[arg-type]
+    plain.refresh()
+    assert [cid for cid, _ in plain.search("which database did we choose", 5)] == [english, chinese]
+    index.close()
+
+
+def test_shifted_scores_are_ranked_exactly_by_the_int8_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kernel: str
+) -> None:
+    monkeypatch.setattr(vector, "_EXACT_BELOW", 0)
+    monkeypatch.setattr(vector, "_SLICE", 256)
+    rng = np.random.default_rng(9)
+    dims, n = 32, 1500
+    vecs = rng.standard_normal(dims) * 2 + rng.standard_normal((n, dims))
+    vecs = (vecs / np.linalg.norm(vecs, axis=1, keepdims=True)).astype(np.float32)
+    cjk = rng.random(n) < 0.3
+    matrix = VectorMatrix()
+    matrix._append(
+        [
+            (i + 1, i + 1, v.tobytes(), "中文段落" if c else "text")
+            for i, (v, c) in enumerate(zip(vecs, cjk, strict=True))
+        ]
+    )
+    for trial in range(20):
+        query = vecs[trial] + 0.1 * rng.standard_normal(dims).astype(np.float32)
+        query /= np.linalg.norm(query)
+        shift = (0.0, 0.05) if trial % 2 else (-0.03, 0.04)
+        want = vecs @ query + np.where(cjk, shift[1], shift[0])
+        got = matrix.top(query, 15, shift=shift)
+        assert [cid for cid, _ in got] == [
+            int(i) + 1 for i in np.argsort(-want, kind="stable")[:15]
+        ]
+        assert np.allclose([sc for _, sc in got], np.sort(want)[::-1][:15], atol=1e-5)
 
 
 def test_int8_pass_finds_exactly_the_float32_top_k(
@@ -284,7 +358,7 @@ def test_the_int8_bounds_hold_when_rounding_errors_line_up(
     rows = np.abs(1 + 0.05 * rng.standard_normal((n, dims)))
     rows = (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
     matrix = VectorMatrix()
-    matrix._append([(i + 1, i + 1, row.tobytes()) for i, row in enumerate(rows)])
+    matrix._append([(i + 1, i + 1, row.tobytes(), "") for i, row in enumerate(rows)])
     true = rows @ query
     scan = vector._Scan(matrix, query, n, k)
     scan.work()
@@ -314,7 +388,7 @@ def test_rows_the_int8_estimate_misorders_are_kept_and_ranked_by_float32(
     query = rng.uniform(0.5, 1, dims)
     query = (query / np.linalg.norm(query)).astype(np.float32)
     matrix = VectorMatrix()
-    matrix._append([(i + 1, i + 1, row.tobytes()) for i, row in enumerate(vecs)])
+    matrix._append([(i + 1, i + 1, row.tobytes(), "") for i, row in enumerate(vecs)])
     true = vecs @ query
     best = np.argsort(-true)[:k]
     estimate = (matrix._q8[: len(vecs)].astype(np.float32) @ query) * matrix._scale[: len(vecs)]

@@ -454,10 +454,13 @@ class Index:
         )
         return int(cur.rowcount)
 
-    def vectors_since(self, seq: int, limit: int = -1) -> list[tuple[int, int, bytes]]:
-        """``(seq, chunk id, blob)`` written after ``seq``, oldest first, at most ``limit``."""
+    def vectors_since(self, seq: int, limit: int = -1) -> list[tuple[int, int, bytes, str]]:
+        """``(seq, chunk id, blob, text head)`` written after ``seq``, oldest first, at most
+        ``limit``; the head (first 800 characters of the chunk) tells its script."""
         return self.read(
-            "SELECT seq, chunk_id, embedding FROM vectors WHERE seq > ? ORDER BY seq LIMIT ?",
+            "SELECT v.seq, v.chunk_id, v.embedding, coalesce(substr(c.text, 1, 800), '')"
+            " FROM vectors v LEFT JOIN chunks c ON c.id = v.chunk_id"
+            " WHERE v.seq > ? ORDER BY v.seq LIMIT ?",
             (seq, limit),
         )
 

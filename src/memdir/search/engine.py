@@ -18,6 +18,7 @@ from memdir.search.keyword import keyword_search
 from memdir.search.mmr import mmr_rerank
 from memdir.search.results import SearchResponse, SearchResult, citation_for, make_snippet
 from memdir.search.threads import Assist, LazyPool
+from memdir.text import is_cjk
 
 __all__ = ["MODES", "SearchSettings", "VectorSearcher", "run_search"]
 
@@ -122,6 +123,13 @@ def _text_weight(settings: SearchSettings, keyword_hits: Sequence[tuple[int, flo
     return weight
 
 
+def _cross_script(query: str, rows: dict[int, ChunkRow]) -> set[int]:
+    """Chunks whose script (CJK or not) differs from the query's: an English question and a
+    Chinese note, or the reverse."""
+    cjk = is_cjk(query)
+    return {cid for cid, row in rows.items() if is_cjk(row.text) != cjk}
+
+
 def run_search(
     index: Index,
     query: str,
@@ -188,19 +196,31 @@ def run_search(
             except EmbeddingError as exc:
                 warnings.append(f"vector search failed ({exc}); used keyword search")
                 mode = "keyword"
+        rows.update(index.chunks_by_ids([cid for cid, _ in vector_hits if cid not in rows]))
         if mode == "keyword":
             candidates = merge([], keyword_hits, vector_weight=0.0, text_weight=1.0)
         elif mode == "vector":
             candidates = merge(vector_hits, [], vector_weight=1.0, text_weight=0.0)
         else:
-            text_weight = _text_weight(settings, keyword_hits)
+            cross = _cross_script(text, rows) if settings.adaptive_weights else set()
+            same_kw = [hit for hit in keyword_hits if hit[0] not in cross]
+            text_weight = _text_weight(settings, same_kw)
             candidates = merge(
-                vector_hits,
-                keyword_hits,
+                [hit for hit in vector_hits if hit[0] not in cross],
+                same_kw,
                 vector_weight=settings.vector_weight,
                 text_weight=text_weight,
             )
-        rows.update(index.chunks_by_ids([c.chunk_id for c in candidates if c.chunk_id not in rows]))
+            if cross:
+                # Chunks in the other script share no words with the query (bar names and
+                # numbers), so their keyword weight follows their own, separate coverage.
+                cross_kw = [hit for hit in keyword_hits if hit[0] in cross]
+                candidates += merge(
+                    [hit for hit in vector_hits if hit[0] in cross],
+                    cross_kw,
+                    vector_weight=settings.vector_weight,
+                    text_weight=_text_weight(settings, cross_kw),
+                )
     candidates = [c for c in candidates if c.chunk_id in rows]
     if path_filter is not None:
         candidates = [

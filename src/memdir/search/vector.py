@@ -34,13 +34,21 @@ from memdir.embed.fill import decode_vector
 from memdir.errors import EmbeddingError
 from memdir.index import Index
 from memdir.search.threads import Assist, LazyPool
+from memdir.text import is_cjk
 
 try:  # SIMD int8 dot products; wheels cover CPython 3.8-3.14 on Linux, macOS and Windows
     import simsimd as _simsimd
 except ImportError:  # pragma: no cover - the numpy pass below gives the same result, slower
     _simsimd = None
 
-__all__ = ["VectorMatrix", "VectorSearch"]
+__all__ = [
+    "COSINE_RANGES",
+    "SCRIPT_SHIFTS",
+    "VectorMatrix",
+    "VectorSearch",
+    "cosine_range",
+    "script_shifts",
+]
 
 # One matrix-vector product is memory-bound: a second BLAS thread buys little when the machine
 # is idle and, on a small busy machine, spin-waiting threads made it 10-30x slower (measured
@@ -107,7 +115,16 @@ class _Scan:
     claimed by the scanning thread and, once its keyword half is done, the waiting one.
     """
 
-    def __init__(self, matrix: VectorMatrix, query: np.ndarray, n: int, k: int) -> None:
+    def __init__(
+        self,
+        matrix: VectorMatrix,
+        query: np.ndarray,
+        n: int,
+        k: int,
+        shift: tuple[float, float] = (0.0, 0.0),
+    ) -> None:
+        self.shift = shift if any(shift) else None
+        self.cjk = matrix._cjk
         self.q8 = matrix._q8
         self.scale = matrix._scale
         self.err = matrix._err
@@ -147,6 +164,8 @@ class _Scan:
             coarse *= self.scale[lo:hi]
             # |q·x − s·(q·x8)| ≤ ‖q‖·‖x − s·x8‖: the true score is within coarse ± slack.
             slack = self.err[lo:hi] * self.norm
+        if self.shift is not None:
+            coarse += np.where(self.cjk[lo:hi], self.shift[1], self.shift[0])
         low = coarse - slack
         low[~self.alive[lo:hi]] = -np.inf
         coarse += slack
@@ -213,6 +232,8 @@ class _Scan:
         lower bound of the k-th best score.
         """
         coarse = (self.q8[rows].astype(np.float32) @ self.query) * self.scale[rows]
+        if self.shift is not None:
+            coarse += np.where(self.cjk[rows], self.shift[1], self.shift[0])
         slack = self.err[rows] * self.norm
         low = coarse - slack
         low[~self.alive[rows]] = -np.inf
@@ -241,10 +262,20 @@ class VectorMatrix:
         self._scale = np.zeros(capacity, dtype=np.float32)
         self._err = np.zeros(capacity, dtype=np.float32)
         self._norm8 = np.zeros(capacity, dtype=np.float32)
+        self._cjk = np.zeros(capacity, dtype=bool)  # the chunk is mostly CJK text
         self._alive = np.zeros(capacity, dtype=bool)
 
     def _arrays(self) -> tuple[np.ndarray, ...]:
-        return (self._ids, self._mat, self._q8, self._scale, self._err, self._norm8, self._alive)
+        return (
+            self._ids,
+            self._mat,
+            self._q8,
+            self._scale,
+            self._err,
+            self._norm8,
+            self._cjk,
+            self._alive,
+        )
 
     @property
     def count(self) -> int:
@@ -301,20 +332,24 @@ class VectorMatrix:
         if row is not None:
             self._alive[row] = False
 
-    def _append(self, rows: list[tuple[int, int, bytes]]) -> None:
+    def _append(self, rows: list[tuple[int, int, bytes, str]]) -> None:
+        """Rows as :meth:`Index.vectors_since` gives them: (seq, chunk id, blob, text head)."""
         if not rows:
             return
-        vecs = [decode_vector(blob) for _, _, blob in rows]
+        vecs = [decode_vector(blob) for _, _, blob, _ in rows]
         if not self._dims:
             self._dims = len(vecs[0])
             self._allocate(0)
-        keep = [(chunk_id, v) for (_, chunk_id, _), v in zip(rows, vecs, strict=True)]
-        keep = [(chunk_id, v) for chunk_id, v in keep if len(v) == self._dims]
+        keep = [
+            (chunk_id, v, is_cjk(head))
+            for (_, chunk_id, _, head), v in zip(rows, vecs, strict=True)
+            if len(v) == self._dims
+        ]
         if not keep:
             return
         if self._size + len(keep) > len(self._ids):
             self._reserve(max(len(keep), len(self._ids), 1024))
-        block = np.stack([v for _, v in keep]).astype(np.float32, copy=False)
+        block = np.stack([v for _, v, _ in keep]).astype(np.float32, copy=False)
         q8, scale, err, norm8 = _quantise(block)
         lo, hi = self._size, self._size + len(keep)
         self._mat[lo:hi] = block
@@ -322,8 +357,9 @@ class VectorMatrix:
         self._scale[lo:hi] = scale
         self._err[lo:hi] = err
         self._norm8[lo:hi] = norm8
+        self._cjk[lo:hi] = [cjk for _, _, cjk in keep]
         self._alive[lo:hi] = True
-        for offset, (chunk_id, _) in enumerate(keep):
+        for offset, (chunk_id, _, _) in enumerate(keep):
             self._drop(chunk_id)  # an id written twice: the later vector wins
             self._ids[lo + offset] = chunk_id
             self._row_of[chunk_id] = lo + offset
@@ -331,18 +367,31 @@ class VectorMatrix:
 
     def _compact(self) -> None:
         keep = np.flatnonzero(self._alive[: self._size])
-        (self._ids, self._mat, self._q8, self._scale, self._err, self._norm8, self._alive) = (
-            a[keep].copy() for a in self._arrays()
-        )
+        (
+            self._ids,
+            self._mat,
+            self._q8,
+            self._scale,
+            self._err,
+            self._norm8,
+            self._cjk,
+            self._alive,
+        ) = (a[keep].copy() for a in self._arrays())
         self._size = len(keep)
         self._row_of = {int(cid): i for i, cid in enumerate(self._ids)}
 
     def top(
-        self, query: np.ndarray, k: int, assist: Assist | None = None
+        self,
+        query: np.ndarray,
+        k: int,
+        assist: Assist | None = None,
+        shift: tuple[float, float] = (0.0, 0.0),
     ) -> list[tuple[int, float]]:
         """The ``k`` chunks with the highest cosine similarity to a normalised ``query``.
 
-        ``assist``: a thread waiting for this result that may help with the scan."""
+        ``assist``: a thread waiting for this result that may help with the scan.
+        ``shift``: added to the cosine of non-CJK and of CJK chunks respectively, before they
+        are ranked (the scores returned include it)."""
         with self._lock:
             n = self._size
             if n == 0 or k <= 0 or len(query) != self._dims:
@@ -352,8 +401,13 @@ class VectorMatrix:
                 return []
             query = np.ascontiguousarray(query, dtype=np.float32)
             with _one_blas_thread():
-                rows = np.arange(n) if n < _EXACT_BELOW else self._candidates(query, n, k, assist)
+                if n < _EXACT_BELOW:
+                    rows = np.arange(n)
+                else:
+                    rows = _Scan(self, query, n, k, shift).run(assist)
                 scores = self._mat[rows] @ query if len(rows) < n else self._mat[:n] @ query
+            if any(shift):
+                scores += np.where(self._cjk[rows], shift[1], shift[0]).astype(np.float32)
             scores[~self._alive[rows]] = -np.inf
             if k < len(rows):  # everything tied with the k-th best, then the oldest rows first
                 kth = np.partition(scores, len(rows) - k)[len(rows) - k]
@@ -363,10 +417,6 @@ class VectorMatrix:
             order = part[np.lexsort((part, -scores[part]))][:k]
             order = order[np.isfinite(scores[order])]
             return list(zip(self._ids[rows[order]].tolist(), scores[order].tolist(), strict=True))
-
-    def _candidates(self, query: np.ndarray, n: int, k: int, assist: Assist | None) -> np.ndarray:
-        """Rows whose true score may be among the ``k`` best, from one int8 pass; sorted."""
-        return _Scan(self, query, n, k).run(assist)
 
 
 # Cosine similarity is not a relevance scale: every model has its own baseline. Measured here
@@ -381,6 +431,25 @@ COSINE_RANGES: dict[tuple[str, str], tuple[float, float]] = {
 }
 
 
+# ... and every pair of scripts has its own baseline too. e5-small puts a Chinese question and a
+# Chinese paragraph on a higher cosine scale than two English texts, and a question and its
+# answer in the other language well below both (XQuAD, 1,181 questions against 240 paragraphs,
+# "unrelated" = the best paragraph of another article): same-answer cosine p50 en→en .870,
+# zh→zh .903, en→zh .768, zh→en .793; the cosine that best separates answer from unrelated
+# (max true − false pass) .832, .878, .762, .790. The range's floor moves per pair so that this
+# cosine maps to about the same score: .45 for same-script pairs (where en→en's already falls,
+# and where keyword evidence is added in hybrid search), .35 -- the default min_score -- for
+# cross-script pairs, which share no words to count and are judged by meaning alone (see
+# memdir.search.engine). zh→zh moves by .04 rather than the .046 its vectors alone suggest:
+# measured in hybrid (bench/xquad.py, bench/xquad_mixed.py), .05 left 39 of 1,181 XQuAD-zh
+# questions with nothing above min_score and .03 showed a wrong article's paragraph for 44 % of
+# Chinese questions answered in English; .04 gives 17 and 27 %. Keys: (query is CJK, chunk is
+# CJK); see memdir.text.is_cjk.
+SCRIPT_SHIFTS: dict[tuple[str, str], dict[tuple[bool, bool], float]] = {
+    ("local", "e5-small"): {(False, True): -0.05, (True, False): -0.03, (True, True): 0.04},
+}
+
+
 def cosine_range(embedder: Embedder, configured: Sequence[float] = ()) -> tuple[float, float]:
     """The (floor, ceiling) of raw cosine that maps to vector scores 0 and 1."""
     if len(configured) == 2:
@@ -388,9 +457,20 @@ def cosine_range(embedder: Embedder, configured: Sequence[float] = ()) -> tuple[
     return COSINE_RANGES.get((embedder.provider, embedder.model), (0.0, 1.0))
 
 
+def script_shifts(
+    embedder: Embedder, configured: Sequence[float] = ()
+) -> dict[tuple[bool, bool], float]:
+    """How far the cosine range moves per (query is CJK, chunk is CJK) pair; none when the
+    user set ``embedding.cosine_range`` (their range is taken as it is) or for other models."""
+    if len(configured) == 2:
+        return {}
+    return dict(SCRIPT_SHIFTS.get((embedder.provider, embedder.model), {}))
+
+
 class VectorSearch:
     """:class:`~memdir.search.VectorSearcher` over a :class:`VectorMatrix`; scores are cosine
-    similarities rescaled by :func:`cosine_range` to [0, 1] (order unchanged)."""
+    similarities rescaled by :func:`cosine_range` to [0, 1], the range moved by
+    :func:`script_shifts` for the query's and each chunk's script."""
 
     def __init__(
         self,
@@ -400,12 +480,14 @@ class VectorSearch:
         *,
         prepare: Callable[[str], str] = lambda t: t,
         cosines: tuple[float, float] = (0.0, 1.0),
+        shifts: dict[tuple[bool, bool], float] | None = None,
     ) -> None:
         self.index = index
         self.embedder = embedder
         self.matrix = matrix
         self.prepare = prepare
         self.low, self.high = cosines
+        self.shifts = shifts or {}
 
     def refresh(self) -> None:
         """Bring the matrix up to date with the index (``search`` itself does not read it)."""
@@ -427,7 +509,10 @@ class VectorSearch:
         if not np.any(vec):
             return []
         span = max(self.high - self.low, 1e-6)
+        cjk = is_cjk(query)
+        # Ranked by cosine minus the pair's shift, so the (shifted) range maps it to [0, 1].
+        shift = (-self.shifts.get((cjk, False), 0.0), -self.shifts.get((cjk, True), 0.0))
         return [
             (chunk_id, min(1.0, max(0.0, (cos - self.low) / span)))
-            for chunk_id, cos in self.matrix.top(vec, limit, assist)
+            for chunk_id, cos in self.matrix.top(vec, limit, assist, shift)
         ]

@@ -6,6 +6,7 @@ from memdir.text.tokens import (
     fts_document,
     fts_query,
     fts_query_terms,
+    is_cjk,
     weighted_length,
     word_tokens,
 )
@@ -16,6 +17,7 @@ __all__ = [
     "fts_document",
     "fts_query",
     "fts_query_terms",
+    "is_cjk",
     "weighted_length",
     "word_tokens",
 ]

@@ -124,3 +124,26 @@ def fts_query(query: str, *, stopwords: frozenset[str] = frozenset()) -> str | N
     if not terms:
         return None
     return " OR ".join('"' + t.replace('"', "") + '"' for t in terms)
+
+
+_WORD = re.compile(f"[^\\W\\d_{_CJK_CLASS}ー]+")
+_SCRIPT_SAMPLE = 800  # characters read to judge a text's script
+
+
+def is_cjk(text: str) -> bool:
+    """Whether ``text`` is mostly Chinese, Japanese or Korean, counting one CJK character as a
+    quarter of a Latin-script word's letters (about a word each): "周五部署" and a Chinese
+    paragraph with a few English names are CJK, an English note with one Chinese line is not.
+
+    Embedding models put the two kinds on different cosine scales, so vector scores are
+    calibrated per pair of (query, chunk) kinds (``memdir.search.vector``). Judged on the
+    first 800 characters, which is plenty for a chunk and keeps loading 100k of them fast.
+    """
+    sample = text[:_SCRIPT_SAMPLE]
+    if sample.isascii():
+        return False
+    cjk = sum(len(run) for run in _CJK_RUN.findall(sample))
+    if not cjk:
+        return False
+    letters = sum(len(word) for word in _WORD.findall(sample))
+    return 4 * cjk >= letters
