@@ -241,6 +241,20 @@ class _Scan:
         return rows[coarse + slack >= kth_low]
 
 
+# The matrix's per-row arrays: name → (dtype, one value per dimension?). They grow, compact and
+# reset together; ``_alive`` is False once the row's chunk is gone (until compaction).
+_ROW_FIELDS: dict[str, tuple[type, bool]] = {
+    "_ids": (np.int64, False),  # chunk ids
+    "_mat": (np.float32, True),  # the vectors
+    "_q8": (np.int8, True),  # their int8 twins, × _scale
+    "_scale": (np.float32, False),
+    "_err": (np.float32, False),  # ‖x − scale·q8‖, plus a margin for float rounding
+    "_norm8": (np.float32, False),  # ‖scale·q8‖
+    "_cjk": (np.bool_, False),  # the chunk is mostly CJK text
+    "_alive": (np.bool_, False),
+}
+
+
 class VectorMatrix:
     """The index's vectors as an ``(n, d)`` float32 matrix (plus its int8 twin) and chunk ids."""
 
@@ -254,28 +268,22 @@ class VectorMatrix:
         self._row_of: dict[int, int] = {}
         self._allocate(0)
 
+    _ids: np.ndarray
+    _mat: np.ndarray
+    _q8: np.ndarray
+    _scale: np.ndarray
+    _err: np.ndarray
+    _norm8: np.ndarray
+    _cjk: np.ndarray
+    _alive: np.ndarray
+
     def _allocate(self, capacity: int) -> None:
-        d = self._dims
-        self._ids = np.zeros(capacity, dtype=np.int64)
-        self._mat = np.zeros((capacity, d), dtype=np.float32)
-        self._q8 = np.zeros((capacity, d), dtype=np.int8)
-        self._scale = np.zeros(capacity, dtype=np.float32)
-        self._err = np.zeros(capacity, dtype=np.float32)
-        self._norm8 = np.zeros(capacity, dtype=np.float32)
-        self._cjk = np.zeros(capacity, dtype=bool)  # the chunk is mostly CJK text
-        self._alive = np.zeros(capacity, dtype=bool)
+        for name, (dtype, wide) in _ROW_FIELDS.items():
+            shape = (capacity, self._dims) if wide else (capacity,)
+            setattr(self, name, np.zeros(shape, dtype=dtype))
 
     def _arrays(self) -> tuple[np.ndarray, ...]:
-        return (
-            self._ids,
-            self._mat,
-            self._q8,
-            self._scale,
-            self._err,
-            self._norm8,
-            self._cjk,
-            self._alive,
-        )
+        return tuple(getattr(self, name) for name in _ROW_FIELDS)
 
     @property
     def count(self) -> int:
@@ -367,16 +375,8 @@ class VectorMatrix:
 
     def _compact(self) -> None:
         keep = np.flatnonzero(self._alive[: self._size])
-        (
-            self._ids,
-            self._mat,
-            self._q8,
-            self._scale,
-            self._err,
-            self._norm8,
-            self._cjk,
-            self._alive,
-        ) = (a[keep].copy() for a in self._arrays())
+        for name in _ROW_FIELDS:
+            setattr(self, name, getattr(self, name)[keep].copy())
         self._size = len(keep)
         self._row_of = {int(cid): i for i, cid in enumerate(self._ids)}
 
