@@ -17,17 +17,20 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
+from memdir.text.irregular import base_form, base_forms_in
+
 __all__ = [
     "FTS_TOKENIZE",
     "TOKENIZER_VERSION",
     "fts_document",
     "fts_query",
     "fts_query_terms",
+    "is_cjk",
     "weighted_length",
     "word_tokens",
 ]
 
-TOKENIZER_VERSION = "cjk-bigram-v1"
+TOKENIZER_VERSION = "cjk-bigram-v2"  # v2: English irregular verb forms indexed as their base form
 FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"
 
 # Han (incl. Ext A, compatibility ideographs, Ext B+), kana, Hangul syllables and jamo, bopomofo.
@@ -82,8 +85,10 @@ def _normalise(text: str) -> str:
 def fts_document(text: str) -> str:
     """Rewrite text for the FTS5 column: CJK runs become unigrams and bigrams, the rest is kept.
 
-    Latin text passes through unchanged so the ``unicode61``/porter tokenizer sees it as written.
+    Latin text passes through for the ``unicode61``/porter tokenizer, except that English
+    irregular verb forms become their base form (``memdir.text.irregular``: chose → choose).
     """
+    text = base_forms_in(text)
     if text.isascii():
         return text  # nothing to expand, and NFKC leaves ASCII unchanged
     text = _normalise(text)
@@ -108,7 +113,7 @@ def word_tokens(text: str) -> list[str]:
 
 def fts_query_terms(query: str, *, stopwords: frozenset[str] = frozenset()) -> list[str]:
     """Distinct query terms in order, with stop words dropped unless nothing else would remain."""
-    terms = list(dict.fromkeys(word_tokens(query)))
+    terms = list(dict.fromkeys(base_form(t) for t in word_tokens(query)))
     kept = [t for t in terms if t not in stopwords]
     return kept or terms
 
