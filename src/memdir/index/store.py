@@ -24,7 +24,7 @@ from memdir.config import STATE_DIRNAME
 from memdir.errors import StorageError
 from memdir.index.lock import WriterLock
 from memdir.index.schema import SCHEMA_VERSION, connect, create_schema
-from memdir.text import FTS_TOKENIZE
+from memdir.text import FTS_TOKENIZE, SCRIPT_SAMPLE
 from memdir.workspace import Problem
 
 __all__ = ["ChunkRow", "FileRow", "Index", "KeywordRow", "VectorState"]
@@ -456,12 +456,12 @@ class Index:
 
     def vectors_since(self, seq: int, limit: int = -1) -> list[tuple[int, int, bytes, str]]:
         """``(seq, chunk id, blob, text head)`` written after ``seq``, oldest first, at most
-        ``limit``; the head (first 800 characters of the chunk) tells its script."""
+        ``limit``; the head (as much of the chunk as ``is_cjk`` reads) tells its script."""
         return self.read(
-            "SELECT v.seq, v.chunk_id, v.embedding, coalesce(substr(c.text, 1, 800), '')"
+            "SELECT v.seq, v.chunk_id, v.embedding, coalesce(substr(c.text, 1, ?), '')"
             " FROM vectors v LEFT JOIN chunks c ON c.id = v.chunk_id"
             " WHERE v.seq > ? ORDER BY v.seq LIMIT ?",
-            (seq, limit),
+            (SCRIPT_SAMPLE, seq, limit),
         )
 
     def vector_deletions_since(self, seq: int) -> list[tuple[int, int]]:

@@ -101,6 +101,16 @@ def _quantise(vecs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.
     return q8, scale, err, np.linalg.norm(approx, axis=1).astype(np.float32)
 
 
+def _kth_largest(values: np.ndarray, k: int) -> float:
+    """The ``k``-th largest of ``values`` (``1 <= k <= len(values)``), in linear time."""
+    return float(np.partition(values, len(values) - k)[len(values) - k])
+
+
+def _script_bias(cjk: np.ndarray, shift: tuple[float, float]) -> np.ndarray:
+    """Per row, the shift for its script: ``shift[1]`` for CJK chunks, ``shift[0]`` for others."""
+    return np.where(cjk, np.float32(shift[1]), np.float32(shift[0]))
+
+
 class _Scan:
     """One int8 pass, cut into slices that whichever thread is free claims one at a time.
 
@@ -165,7 +175,7 @@ class _Scan:
             # |q·x − s·(q·x8)| ≤ ‖q‖·‖x − s·x8‖: the true score is within coarse ± slack.
             slack = self.err[lo:hi] * self.norm
         if self.shift is not None:
-            coarse += np.where(self.cjk[lo:hi], self.shift[1], self.shift[0])
+            coarse += _script_bias(self.cjk[lo:hi], self.shift)
         low = coarse - slack
         low[~self.alive[lo:hi]] = -np.inf
         coarse += slack
@@ -217,7 +227,7 @@ class _Scan:
         if self.error is not None:
             raise self.error
         lows = np.concatenate(self.lows)
-        kth_low = np.partition(lows, len(lows) - self.k)[len(lows) - self.k]
+        kth_low = _kth_largest(lows, self.k)
         # Dead rows may pass (their upper bound is not masked); top() rescores them as -inf.
         rows = np.flatnonzero(self.high >= kth_low)
         return self._refine(rows) if self.simd and len(rows) > 2 * self.k else rows
@@ -233,11 +243,11 @@ class _Scan:
         """
         coarse = (self.q8[rows].astype(np.float32) @ self.query) * self.scale[rows]
         if self.shift is not None:
-            coarse += np.where(self.cjk[rows], self.shift[1], self.shift[0])
+            coarse += _script_bias(self.cjk[rows], self.shift)
         slack = self.err[rows] * self.norm
         low = coarse - slack
         low[~self.alive[rows]] = -np.inf
-        kth_low = np.partition(low, len(low) - self.k)[len(low) - self.k]
+        kth_low = _kth_largest(low, self.k)
         return rows[coarse + slack >= kth_low]
 
 
@@ -407,10 +417,10 @@ class VectorMatrix:
                     rows = _Scan(self, query, n, k, shift).run(assist)
                 scores = self._mat[rows] @ query if len(rows) < n else self._mat[:n] @ query
             if any(shift):
-                scores += np.where(self._cjk[rows], shift[1], shift[0]).astype(np.float32)
+                scores += _script_bias(self._cjk[rows], shift)
             scores[~self._alive[rows]] = -np.inf
             if k < len(rows):  # everything tied with the k-th best, then the oldest rows first
-                kth = np.partition(scores, len(rows) - k)[len(rows) - k]
+                kth = _kth_largest(scores, k)
                 part = np.flatnonzero(scores >= kth)
             else:
                 part = np.arange(len(rows))

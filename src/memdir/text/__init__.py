@@ -2,6 +2,7 @@
 
 from memdir.text.tokens import (
     FTS_TOKENIZE,
+    SCRIPT_SAMPLE,
     TOKENIZER_VERSION,
     fts_document,
     fts_query,
@@ -13,6 +14,7 @@ from memdir.text.tokens import (
 
 __all__ = [
     "FTS_TOKENIZE",
+    "SCRIPT_SAMPLE",
     "TOKENIZER_VERSION",
     "fts_document",
     "fts_query",

@@ -39,14 +39,18 @@ wear: wore worn | weave: wove woven | weep: wept | win: won | withdraw: withdrew
 write: wrote written | rewrite: rewrote rewritten | undergo: underwent undergone
 """
 
-BASE_FORMS: dict[str, str] = {
-    form: base
-    for entry in _TABLE.replace("\n", " | ").split("|")
-    if entry.strip()
-    for base, forms in [entry.split(":")]
-    for form in forms.split()
-    for base in [base.strip()]
-}
+
+def _parse(table: str) -> dict[str, str]:
+    """``"base: form form | base: form"`` entries as {form: base}."""
+    forms: dict[str, str] = {}
+    for entry in table.replace("\n", "|").split("|"):
+        if entry.strip():
+            base, rest = entry.split(":")
+            forms.update(dict.fromkeys(rest.split(), base.strip()))
+    return forms
+
+
+BASE_FORMS: dict[str, str] = _parse(_TABLE)
 
 # ASCII punctuation and digits to spaces: then str.split() gives the words, ten times faster
 # than a regex pass over a whole chunk (most chunks hold no irregular form at all).

@@ -21,6 +21,7 @@ from memdir.text.irregular import base_form, base_forms_in
 
 __all__ = [
     "FTS_TOKENIZE",
+    "SCRIPT_SAMPLE",
     "TOKENIZER_VERSION",
     "fts_document",
     "fts_query",
@@ -132,7 +133,7 @@ def fts_query(query: str, *, stopwords: frozenset[str] = frozenset()) -> str | N
 
 
 _WORD = re.compile(f"[^\\W\\d_{_CJK_CLASS}ー]+")
-_SCRIPT_SAMPLE = 800  # characters read to judge a text's script
+SCRIPT_SAMPLE = 800  # characters read to judge a text's script (see is_cjk)
 
 
 def is_cjk(text: str) -> bool:
@@ -144,7 +145,7 @@ def is_cjk(text: str) -> bool:
     calibrated per pair of (query, chunk) kinds (``memdir.search.vector``). Judged on the
     first 800 characters, which is plenty for a chunk and keeps loading 100k of them fast.
     """
-    sample = text[:_SCRIPT_SAMPLE]
+    sample = text[:SCRIPT_SAMPLE]
     if sample.isascii():
         return False
     cjk = sum(len(run) for run in _CJK_RUN.findall(sample))
