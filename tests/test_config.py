@@ -289,6 +289,8 @@ def test_config_output_can_be_fed_back_to_set(tmp_path: Path) -> None:
         ("extra_paths", "[" * 100_000, "nested too deeply"),
         ("tools.agent_scopes", '["alice"]', "expected a JSON object, got a list"),
         ("redact.patterns", "{ticket: x}", "expected a JSON object"),
+        ("extra_paths", '["a\\u0000b"]', "must not contain a NUL character"),
+        ("tools.agent_scopes", '{"a\\u0000": "main"}', "must not contain a NUL character"),
     ],
 )
 def test_bad_json_names_the_key_and_the_source(key: str, raw: str, fragment: str) -> None:

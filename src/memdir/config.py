@@ -504,12 +504,23 @@ def _coerce(setting: Setting, value: Any, origin: str) -> Any:
             raise ValueError("expected a finite number")
         if kind is list:
             value = _list_items(value)
+        if any("\x00" in text for text in _texts(value)):
+            raise ValueError("must not contain a NUL character")
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"{setting.key} = {raw!r} from {origin}: {exc}") from None
     problem = setting.check(value) if setting.check else None
     if problem:
         raise ConfigError(f"{setting.key} = {value!r} from {origin}: {problem}")
     return value
+
+
+def _texts(value: Any) -> list[str]:
+    """The strings in a setting's value: itself, a list's items, a table's keys and values."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [str(t) for pair in value.items() for t in pair]
+    return [t for t in value if isinstance(t, str)] if isinstance(value, list) else []
 
 
 def _list_items(value: list[Any]) -> list[str]:
