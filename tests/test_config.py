@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import json
+import logging
 import os
+import re
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from memdir import Memory
+from memdir.cli import cli
 from memdir.config import SETTINGS, env_var_for, load_config
 from memdir.errors import ConfigError
 from memdir.workspace import Workspace
@@ -241,3 +246,250 @@ def test_same_extra_folder_given_two_ways_is_indexed_once(tmp_path: Path) -> Non
         hits = mem.search("platypus", min_score=0.0)
     assert report.files_total == 1
     assert [h.path for h in hits] == ["notes/a.md"]
+
+
+# -- list and table text in env/--set (issue #9, item 7) ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("key", "raw", "expected"),
+    [
+        ("extra_paths", '["notes"]', ["notes"]),
+        ("extra_paths", ' [ "a,b", "c:d" ] ', ["a,b", "c:d"]),
+        ("sources", '["memory","sessions"]', ["memory", "sessions"]),
+        ("embedding.cosine_range", "[0.2, 0.9]", ["0.2", "0.9"]),
+        ("redact.disable", "[]", []),
+    ],
+)
+def test_a_json_list_is_read_as_a_list(key: str, raw: str, expected: list[str]) -> None:
+    assert load_config(".", env={}, overrides={key: raw})[key] == expected
+    assert load_config(".", env={env_var_for(key): raw})[key] == expected
+
+
+def test_config_output_can_be_fed_back_to_set(tmp_path: Path) -> None:
+    """What `memdir config --json` prints for a list or table is what --set accepts."""
+    wanted = {
+        "sources": ["memory", "sessions"],
+        "extra_paths": ["notes", "team docs"],
+        "tools.agent_scopes": {"support-bot": "group"},
+    }
+    first = load_config(tmp_path, env={}, overrides=wanted)
+    printed = {k: json.dumps(first.to_dict()[k]["value"]) for k in wanted}
+    again = load_config(tmp_path, env={}, overrides=printed)
+    assert {k: again[k] for k in wanted} == wanted
+
+
+@pytest.mark.parametrize(
+    ("key", "raw", "fragment"),
+    [
+        ("extra_paths", '["notes"', "expected a JSON list"),
+        ("extra_paths", "[notes]", "expected a JSON list"),
+        ("sources", '["memory", ["sessions"]]', "list items must be text"),
+        ("extra_paths", "[true]", "list items must be text"),
+        ("extra_paths", "[" * 100_000, "nested too deeply"),
+        ("tools.agent_scopes", '["alice"]', "expected a JSON object, got a list"),
+        ("redact.patterns", "{ticket: x}", "expected a JSON object"),
+        ("extra_paths", '["a\\u0000b"]', "must not contain a NUL character"),
+        ("tools.agent_scopes", '{"a\\u0000": "main"}', "must not contain a NUL character"),
+    ],
+)
+def test_bad_json_names_the_key_and_the_source(key: str, raw: str, fragment: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_config(".", env={}, overrides={key: raw})
+    assert str(info.value).startswith(f"{key} = ")
+    assert "from overrides" in str(info.value) and fragment in str(info.value)
+    with pytest.raises(ConfigError, match=env_var_for(key)):
+        load_config(".", env={env_var_for(key): raw})
+
+
+def test_a_table_is_a_dict_whatever_its_source(tmp_path: Path) -> None:
+    _config_file(tmp_path, '[tools.agent_scopes]\nalice = "group"\n')
+    from_file = load_config(tmp_path, env={})["tools.agent_scopes"]
+    from_env = load_config(".", env={"MEMDIR_TOOLS_AGENT_SCOPES": '{"alice": "group"}'})[
+        "tools.agent_scopes"
+    ]
+    assert from_file == from_env == {"alice": "group"}
+    assert load_config(".", env={"MEMDIR_REDACT_PATTERNS": " "})["redact.patterns"] == {}
+
+
+# -- errors that used to be tracebacks (issue #9, item 8) -----------------------------------------
+
+
+def test_config_file_with_invalid_utf8_names_the_file_and_line(tmp_path: Path) -> None:
+    path = tmp_path / ".memdir" / "config.toml"
+    path.parent.mkdir()
+    path.write_bytes(b'[search]\nmode = "keyword"\ncitations = "\xff"\n')
+    with pytest.raises(ConfigError) as info:
+        load_config(tmp_path, env={})
+    assert str(info.value).startswith(f"config file {path} is not valid UTF-8")
+    assert "line 3" in str(info.value)
+
+
+def test_config_file_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    path = tmp_path / ".memdir" / "config.toml"
+    path.parent.mkdir()
+    path.write_bytes(b"\xef\xbb\xbf[search]\nmax_results = 3\n")
+    assert load_config(tmp_path, env={})["search.max_results"] == 3
+
+
+def test_config_file_that_is_a_folder_is_a_config_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="cannot read config file"):
+        load_config(tmp_path, config_file=tmp_path, env={})
+
+
+@pytest.mark.parametrize(
+    ("raw", "fragment"),
+    [
+        ("/", "must name a file (e.g. .memdir/index.sqlite), not a folder"),
+        ("", "not be empty"),
+        (".", "not a folder"),
+        ("state/", "not a folder"),
+        ("state/..", "not a folder"),
+        ("existing", "is a folder; name a file in it, e.g. existing/index.sqlite"),
+        ("MEMORY.md", "must not be a Markdown file"),
+        ("plain/index.sqlite", "its folder cannot be created"),
+    ],
+)
+def test_index_path_must_name_a_file_that_can_be_created(
+    tmp_path: Path, raw: str, fragment: str
+) -> None:
+    (tmp_path / "existing").mkdir()
+    (tmp_path / "plain").write_text("a file, not a folder\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as info:
+        load_config(tmp_path, env={}, overrides={"index.path": raw})
+    message = str(info.value)
+    assert message.startswith(f"index.path = {raw!r} from overrides: ")
+    assert fragment in message
+    assert info.value.exit_code == 3
+
+
+def test_index_path_in_a_folder_still_to_be_made_is_fine(tmp_path: Path) -> None:
+    cfg = load_config(tmp_path, env={}, overrides={"index.path": "new/deeper/idx.sqlite"})
+    assert cfg.index_path == tmp_path.resolve() / "new" / "deeper" / "idx.sqlite"
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["--set", "index.path=/"], "index.path = '/' from overrides"),
+        (["--set", "extra_paths=[notes"], "extra_paths = '[notes' from overrides"),
+        (["--set", "chunking.tokens=100"], "chunking.overlap = 80 from default"),
+    ],
+)
+def test_cli_prints_one_error_line_for_bad_settings(
+    tmp_path: Path, args: list[str], fragment: str
+) -> None:
+    result = CliRunner().invoke(cli, ["config", "-w", str(tmp_path), *args])
+    assert result.exit_code == 3, result.output
+    assert result.stderr.startswith(f"Error: {fragment}")
+    assert "Traceback" not in result.stderr and result.stdout == ""
+
+
+def test_cli_prints_one_error_line_for_a_config_file_in_another_encoding(tmp_path: Path) -> None:
+    path = tmp_path / ".memdir" / "config.toml"
+    path.parent.mkdir()
+    path.write_bytes('timezone = "Europe/Zürich"\n'.encode("latin-1"))
+    result = CliRunner().invoke(cli, ["status", "-w", str(tmp_path)])
+    assert result.exit_code == 3
+    assert result.stderr.startswith(f"Error: config file {path} is not valid UTF-8")
+    assert "Traceback" not in result.stderr
+
+
+# -- chunking.overlap (issue #9, item 10) ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("tokens", "overlap", "ok"),
+    [(400, 80, True), (400, 200, True), (400, 201, False), (64, 80, False), (8, 4, True)],
+)
+def test_overlap_is_at_most_half_the_chunk(tokens: int, overlap: int, ok: bool) -> None:
+    overrides = {"chunking.tokens": tokens, "chunking.overlap": overlap}
+    if ok:
+        assert load_config(".", env={}, overrides=overrides)["chunking.overlap"] == overlap
+        return
+    with pytest.raises(ConfigError) as info:
+        load_config(".", env={}, overrides=overrides)
+    assert str(info.value).startswith(f"chunking.overlap = {overlap} from overrides: ")
+    assert f"at most half of chunking.tokens = {tokens}" in str(info.value)
+
+
+def test_overlap_error_names_where_each_value_came_from(tmp_path: Path) -> None:
+    path = _config_file(tmp_path, "[chunking]\noverlap = 150\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(tmp_path, env={"MEMDIR_CHUNKING_TOKENS": "200"})
+    assert str(info.value).startswith(f"chunking.overlap = 150 from {path}: ")
+    assert "(from MEMDIR_CHUNKING_TOKENS)" in str(info.value)
+
+
+def test_non_finite_numbers_are_refused() -> None:
+    for raw in ("inf", "nan", "1e999"):
+        with pytest.raises(ConfigError, match="finite"):
+            load_config(".", env={}, overrides={"embedding.timeout_s": raw})
+
+
+# -- unknown names (issue #9, item 10) -------------------------------------------------------------
+
+
+def test_misspelled_env_var_is_a_warning_naming_the_setting(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    env = {"MEMDIR_SEARCH_MIN_SCOR": "0.1", "MEMDIR_EMBEDING_PROVIDER": "none"}
+    with caplog.at_level(logging.WARNING, logger="memdir.config"):
+        cfg = load_config(tmp_path, env=env)
+    assert cfg.warnings == (
+        "environment variable MEMDIR_EMBEDING_PROVIDER is not a memdir setting and is ignored;"
+        " did you mean MEMDIR_EMBEDDING_PROVIDER (embedding.provider)?",
+        "environment variable MEMDIR_SEARCH_MIN_SCOR is not a memdir setting and is ignored;"
+        " did you mean MEMDIR_SEARCH_MIN_SCORE (search.min_score)?",
+    )
+    assert [r.getMessage() for r in caplog.records] == list(cfg.warnings)
+    assert cfg["search.min_score"] == 0.35
+
+
+def test_env_var_in_the_wrong_case_or_far_from_any_setting_warns(tmp_path: Path) -> None:
+    cfg = load_config(tmp_path, env={"memdir_search_mode": "keyword", "MEMDIR_XYZZY": "1"})
+    assert cfg.warnings == (
+        "environment variable MEMDIR_XYZZY is not a memdir setting and is ignored",
+        "environment variable memdir_search_mode is not a memdir setting and is ignored;"
+        " did you mean MEMDIR_SEARCH_MODE (search.mode)?",
+    )
+
+
+def test_memdir_variables_read_elsewhere_do_not_warn(tmp_path: Path) -> None:
+    names = [
+        name
+        for text in (_repo_text("src"), _repo_text(".ci"), _repo_text("bench"))
+        for name in re.findall(r"\bMEMDIR_[A-Z0-9_]*[A-Z0-9]\b", text)
+    ]
+    settings = {env_var_for(s.key) for s in SETTINGS}
+    others = sorted(set(names) - settings)
+    assert {"MEMDIR_WORKSPACE", "MEMDIR_DEBUG", "MEMDIR_TOKEN", "MEMDIR_AGENT"} <= set(others)
+    assert load_config(tmp_path, env=dict.fromkeys(others, "1")).warnings == ()
+
+
+def _repo_text(folder: str) -> str:
+    root = Path(__file__).resolve().parent.parent / folder
+    files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())
+    return "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in files)
+
+
+def test_cli_shows_config_warnings_on_stderr(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        cli, ["config", "--json", "-w", str(tmp_path)], env={"MEMDIR_SEARCH_MOD": "keyword"}
+    )
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["search.mode"]["value"] == "hybrid"
+    assert "warning: environment variable MEMDIR_SEARCH_MOD is not a memdir setting" in (
+        result.stderr.replace("\n", " ")
+    )
+    assert "MEMDIR_SEARCH_MODE (search.mode)" in result.stderr.replace("\n", "")
+
+
+def test_unknown_key_in_file_hints_at_the_closest_setting(tmp_path: Path) -> None:
+    _config_file(tmp_path, "[search]\nmax_resluts = 3\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(tmp_path, env={})
+    assert info.value.hint == "did you mean search.max_results? `memdir config` lists the settings"
+    with pytest.raises(ConfigError) as info:
+        load_config(".", env={}, overrides={"MEMDIR_SEARCH_MODE": "keyword"})
+    assert info.value.hint == "use the setting's name, search.mode"

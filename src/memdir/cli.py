@@ -53,6 +53,12 @@ def _parse_sets(values: tuple[str, ...]) -> dict[str, str]:
     return overrides
 
 
+def _warn_config(mem: Memory) -> Memory:
+    """Print the configuration's warnings (e.g. a misspelled MEMDIR_* variable) to stderr."""
+    _warn(mem.config.warnings)
+    return mem
+
+
 def common_options(func: F) -> F:
     """--workspace, --config, --set and -v, shared by every command."""
 
@@ -76,7 +82,8 @@ def common_options(func: F) -> F:
         "sets",
         multiple=True,
         metavar="KEY=VALUE",
-        help="Override a setting, e.g. --set search.min_score=0.2. Repeatable.",
+        help="Override a setting, e.g. --set search.min_score=0.2. Repeatable. Lists take "
+        'JSON or commas (--set \'sources=["memory","sessions"]\'), tables a JSON object.',
     )
     @click.option("-v", "--verbose", count=True, help="Log to stderr (-v info, -vv debug).")
     @wraps(func)
@@ -95,8 +102,8 @@ def common_options(func: F) -> F:
                 format="%(levelname)s %(name)s: %(message)s",
             )
         ctx = click.get_current_context()
-        ctx.meta["memdir.open"] = lambda **extra: Memory(
-            workspace, config_file=config_file, overrides={**_parse_sets(sets), **extra}
+        ctx.meta["memdir.open"] = lambda **extra: _warn_config(
+            Memory(workspace, config_file=config_file, overrides={**_parse_sets(sets), **extra})
         )
         ctx.meta["memdir.workspace"] = workspace
         return func(*args, **kwargs)

@@ -2,14 +2,20 @@
 
 Every setting has a dotted key (``search.min_score``), the same in the TOML file (as a table
 path), as an override (``overrides={"search.min_score": 0.2}``, CLI ``--set search.min_score=0.2``)
-and as an environment variable (``MEMDIR_SEARCH_MIN_SCORE``). Values are validated when loaded;
-a bad one raises :class:`~memdir.errors.ConfigError` naming the key, the value and where it came
-from. The resolved :class:`Config` is immutable.
+and as an environment variable (``MEMDIR_SEARCH_MIN_SCORE``). In env/``--set`` text, a list is a
+JSON list (``["memory", "sessions"]``, as ``memdir config`` prints it) or comma-separated, and a
+table is a JSON object. Values are validated when loaded; a bad one raises
+:class:`~memdir.errors.ConfigError` naming the key, the value and where it came from. A
+``MEMDIR_*`` variable that is no setting is a warning (:attr:`Config.warnings`), not an error:
+other tools read some. The resolved :class:`Config` is immutable.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
+import logging
+import math
 import os
 import re
 import tomllib
@@ -35,6 +41,20 @@ __all__ = [
 STATE_DIRNAME = ".memdir"
 CONFIG_FILENAME = "config.toml"
 
+OTHER_ENV_VARS = frozenset(
+    {
+        "MEMDIR_WORKSPACE",  # cli: default --workspace
+        "MEMDIR_DEBUG",  # cli: tracebacks instead of one Error line
+        "MEMDIR_TOKEN",  # serve --http: bearer token
+        "MEMDIR_AGENT",  # agent commands: default --agent
+        "MEMDIR_HOME",  # tests: per-user state folder
+        "MEMDIR_CI_VENV",  # .ci/run: the virtualenv to use
+    }
+)
+"""``MEMDIR_*`` variables read elsewhere, which are not settings (``MEMDIR_BENCH_*`` neither)."""
+
+log = logging.getLogger(__name__)
+
 
 @dataclass(frozen=True, slots=True)
 class Setting:
@@ -42,7 +62,7 @@ class Setting:
 
     key: str
     default: Any
-    kind: type | tuple[type, ...]
+    kind: type
     help: str
     check: Callable[[Any], str | None] | None = None
 
@@ -87,14 +107,7 @@ def mapping_setting(value: Mapping[str, Any] | str) -> dict[str, str]:
 
     Raises :class:`ValueError` when the value is not an object of strings.
     """
-    data: Any = value
-    if isinstance(value, str):
-        if not value.strip():
-            return {}
-        try:
-            data = json.loads(value)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"expected a JSON object: {exc.msg}") from None
+    data: Any = _parse_text(value, dict) if isinstance(value, str) else value
     if not isinstance(data, Mapping):
         raise ValueError("expected a table (a JSON object)")
     bad = sorted(str(k) for k, v in data.items() if not isinstance(v, str))
@@ -197,7 +210,8 @@ SETTINGS: tuple[Setting, ...] = (
         "chunking.overlap",
         80,
         int,
-        "Tokens of whole lines carried over from one chunk into the next.",
+        "Tokens of whole lines carried over from one chunk into the next; at most half of "
+        "chunking.tokens (so text is stored at most about twice).",
         _at_least(0),
     ),
     Setting("search.max_results", 6, int, "Results returned by default.", _between(1, 1000)),
@@ -371,7 +385,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "tools.agent_scopes",
         {},
-        (dict, str),
+        dict,
         "Default scope per agent id, e.g. {support-bot = 'group'} (a JSON object in env/--set).",
         _agent_scopes,
     ),
@@ -398,7 +412,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "redact.patterns",
         {},
-        (dict, str),
+        dict,
         "Extra redaction patterns, name = regex (a JSON object in env/--set).",
         _redact_patterns,
     ),
@@ -420,6 +434,8 @@ class Config:
     values: Mapping[str, Any]
     origins: Mapping[str, str] = field(default_factory=dict)
     file: Path | None = None
+    warnings: tuple[str, ...] = ()
+    """Problems that did not stop loading, e.g. a misspelled ``MEMDIR_*`` variable."""
 
     def __getitem__(self, key: str) -> Any:
         return self.values[key]
@@ -448,38 +464,78 @@ class Config:
         }
 
 
-def _flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+def _flatten(table: Mapping[str, Any]) -> dict[str, Any]:
+    """Nested TOML tables → dotted keys; a table that is a setting's value stays whole."""
     out: dict[str, Any] = {}
-    for k, v in table.items():
-        key = f"{prefix}{k}"
-        if isinstance(v, dict) and key not in _BY_KEY:
-            out.update(_flatten(v, key + "."))
-        else:
-            out[key] = v
+    stack = [("", table)]
+    while stack:
+        prefix, current = stack.pop()
+        for k, v in current.items():
+            key = f"{prefix}{k}"
+            if isinstance(v, dict) and key not in _BY_KEY:
+                stack.append((key + ".", v))
+            else:
+                out[key] = v
     return out
+
+
+_KIND_NAMES = {
+    bool: "true or false",
+    int: "a whole number",
+    float: "a number",
+    str: "text",
+    list: "a list",
+    dict: "a table (a JSON object)",
+}
 
 
 def _coerce(setting: Setting, value: Any, origin: str) -> Any:
     """Convert strings from env/CLI to the setting's type and validate the result."""
     kind = setting.kind
+    raw = value
     try:
         if isinstance(value, str) and kind is not str:
             value = _parse_text(value, kind)
         if kind is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
-        if kind is list and isinstance(value, list):
-            value = [str(v).strip() for v in value if str(v).strip()]
         if not isinstance(value, kind) or (kind in (int, float) and isinstance(value, bool)):
-            raise TypeError(f"expected {getattr(kind, '__name__', kind)}")
+            raise TypeError(f"expected {_KIND_NAMES[kind]}")
+        if kind is float and not math.isfinite(value):
+            raise ValueError("expected a finite number")
+        if kind is list:
+            value = _list_items(value)
+        if any("\x00" in text for text in _texts(value)):
+            raise ValueError("must not contain a NUL character")
     except (TypeError, ValueError) as exc:
-        raise ConfigError(f"{setting.key} = {value!r} from {origin}: {exc}") from None
+        raise ConfigError(f"{setting.key} = {raw!r} from {origin}: {exc}") from None
     problem = setting.check(value) if setting.check else None
     if problem:
         raise ConfigError(f"{setting.key} = {value!r} from {origin}: {problem}")
     return value
 
 
-def _parse_text(text: str, kind: type | tuple[type, ...]) -> Any:
+def _texts(value: Any) -> list[str]:
+    """The strings in a setting's value: itself, a list's items, a table's keys and values."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [str(t) for pair in value.items() for t in pair]
+    return [t for t in value if isinstance(t, str)] if isinstance(value, list) else []
+
+
+def _list_items(value: list[Any]) -> list[str]:
+    """A list setting's items as trimmed text, blanks dropped; nested lists or tables refused."""
+    items = []
+    for item in value:
+        if isinstance(item, bool) or not isinstance(item, str | int | float):
+            raise ValueError(f"list items must be text, got {item!r}")
+        if text := str(item).strip():
+            items.append(text)
+    return items
+
+
+def _parse_text(text: str, kind: type) -> Any:
+    """Env/``--set`` text → the setting's type. Lists: a JSON list, else comma-separated."""
     if kind is bool:
         low = text.strip().lower()
         if low in ("1", "true", "yes", "on"):
@@ -492,19 +548,131 @@ def _parse_text(text: str, kind: type | tuple[type, ...]) -> Any:
     if kind is float:
         return float(text)
     if kind is list:
-        return [part for part in text.split(os.pathsep if os.pathsep in text else ",")]
+        if text.lstrip().startswith("["):
+            return _json(text, list, "a JSON list of strings")
+        return text.split(os.pathsep if os.pathsep in text else ",")
+    if kind is dict:
+        return _json(text, dict, "a JSON object") if text.strip() else {}
     return text
+
+
+def _json(text: str, kind: type, what: str) -> Any:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"expected {what}: {exc.msg} at column {exc.colno}") from None
+    except RecursionError:
+        raise ValueError(f"expected {what}: nested too deeply") from None
+    if not isinstance(data, kind):
+        raise ValueError(f"expected {what}, got {_json_kind(data)}")
+    return data
+
+
+def _json_kind(data: Any) -> str:
+    names = {dict: "an object", list: "a list", str: "a string", bool: "true/false"}
+    return names.get(type(data), "null" if data is None else "a number")
 
 
 def _read_file(path: Path) -> dict[str, Any]:
     try:
-        with path.open("rb") as fh:
-            data = tomllib.load(fh)
+        data = path.read_bytes()
     except FileNotFoundError:
         raise ConfigError(f"config file {path} does not exist") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ConfigError(
+            f"config file {path} is not valid UTF-8: byte {data[exc.start]:#04x} on line {line}",
+            hint="save the file as UTF-8",
+        ) from None
+    try:
+        table = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config file {path} is not valid TOML: {exc}") from None
-    return _flatten(data)
+    except RecursionError:
+        raise ConfigError(f"config file {path} is not valid TOML: nested too deeply") from None
+    return _flatten(table)
+
+
+def _unknown(key: str, where: str) -> ConfigError:
+    """An unknown setting, with the closest real one as a hint."""
+    by_env = {env_var_for(k): k for k in _BY_KEY}
+    if key in by_env:
+        hint = f"use the setting's name, {by_env[key]}"
+    elif close := difflib.get_close_matches(key, _BY_KEY, n=1):
+        hint = f"did you mean {close[0]}? `memdir config` lists the settings"
+    else:
+        hint = "run `memdir config` to list settings"
+    return ConfigError(f"unknown setting {key!r} in {where}", hint=hint)
+
+
+def _env_warnings(env: Mapping[str, str]) -> list[str]:
+    """A warning for each ``MEMDIR_*`` variable that is no setting, naming the likely one."""
+    settings = {env_var_for(k): k for k in _BY_KEY}
+    warnings = []
+    for name in sorted(env):
+        upper = name.upper()
+        if not upper.startswith("MEMDIR_") or name in settings or name in OTHER_ENV_VARS:
+            continue
+        if upper.startswith("MEMDIR_BENCH_"):
+            continue
+        if upper in settings or upper in OTHER_ENV_VARS:
+            guess: str | None = upper
+        else:
+            tails = {n.removeprefix("MEMDIR_"): n for n in (*settings, *OTHER_ENV_VARS)}
+            close = difflib.get_close_matches(upper.removeprefix("MEMDIR_"), tails, n=1)
+            guess = tails[close[0]] if close else None
+        message = f"environment variable {name} is not a memdir setting and is ignored"
+        if guess in settings:
+            message += f"; did you mean {guess} ({settings[guess]})?"
+        elif guess:
+            message += f"; did you mean {guess}?"
+        warnings.append(message)
+    return warnings
+
+
+def _check_combined(config: Config) -> None:
+    """Checks that involve more than one setting, or the file system."""
+    tokens, overlap = config["chunking.tokens"], config["chunking.overlap"]
+    if overlap * 2 > tokens:
+        raise ConfigError(
+            f"chunking.overlap = {overlap} from {config.origins.get('chunking.overlap', 'default')}"
+            f": must be at most half of chunking.tokens = {tokens}"
+            f" (from {config.origins.get('chunking.tokens', 'default')})",
+            hint="lower chunking.overlap, or raise chunking.tokens",
+        )
+    raw = config["index.path"]
+    problem = _index_path_problem(raw, config.index_path, config.workspace)
+    if problem:
+        origin = config.origins.get("index.path", "default")
+        raise ConfigError(f"index.path = {raw!r} from {origin}: {problem}")
+
+
+def _index_path_problem(raw: str, path: Path, workspace: Path) -> str | None:
+    """Why ``path`` cannot be the index file, if it cannot: it must be a file that can exist.
+
+    A workspace that is no folder is left to :class:`~memdir.api.Memory` to report.
+    """
+    if not raw.strip():
+        return "must name a file (e.g. .memdir/index.sqlite), not be empty"
+    if raw.endswith(("/", os.sep)) or Path(raw).name in ("", ".", ".."):
+        return "must name a file (e.g. .memdir/index.sqlite), not a folder"
+    if path.suffix.lower() in (".md", ".markdown"):
+        return "must not be a Markdown file (memory files are never the index)"
+    try:
+        if path.is_dir():
+            return f"{path} is a folder; name a file in it, e.g. {raw.rstrip('/')}/index.sqlite"
+        parent = path.parent
+        while not parent.exists() and parent != parent.parent:
+            parent = parent.parent
+        if not parent.is_dir() and not workspace.is_relative_to(parent):
+            return f"its folder cannot be created: {parent} is a file"
+    except OSError:
+        return None  # unreadable ancestors: opening the index reports the real error
+    return None
 
 
 def load_config(
@@ -518,7 +686,8 @@ def load_config(
 
     ``config_file`` defaults to ``<workspace>/.memdir/config.toml`` when that file exists.
     ``env`` defaults to ``os.environ``. Unknown keys in the file or the overrides are errors,
-    so a typo never goes unnoticed.
+    so a typo never goes unnoticed; an unknown ``MEMDIR_*`` variable is a warning, logged and
+    kept in :attr:`Config.warnings`.
     """
     ws = Path(os.path.expanduser(str(workspace))).resolve()
     env = os.environ if env is None else env
@@ -543,12 +712,15 @@ def load_config(
         for key, raw in layer.items():
             setting = _BY_KEY.get(key)
             if setting is None:
-                where = env_var_for(key) if origin == "environment" else origin
-                raise ConfigError(
-                    f"unknown setting {key!r} in {where}",
-                    hint="run `memdir config` to list settings",
-                )
+                raise _unknown(key, origin)
             shown = f"{env_var_for(key)}" if origin == "environment" else origin
             values[key] = _coerce(setting, raw, shown)
             origins[key] = shown
-    return Config(workspace=ws, values=values, origins=origins, file=path)
+    warnings = _env_warnings(env)
+    for message in warnings:
+        log.warning("%s", message)
+    config = Config(
+        workspace=ws, values=values, origins=origins, file=path, warnings=tuple(warnings)
+    )
+    _check_combined(config)
+    return config

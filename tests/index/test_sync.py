@@ -204,13 +204,13 @@ def test_chunking_change_triggers_a_full_rebuild_with_a_reason(workspace: Path) 
     with Memory(workspace) as m:
         m.sync()
         assert m.sync().full_rebuild is False
-    with Memory(workspace, overrides={"chunking.tokens": 64}) as m:
+    with Memory(workspace, overrides={"chunking.tokens": 160}) as m:
         report = m.sync()
         assert report.full_rebuild is True
-        assert report.rebuild_reason == "chunk_tokens changed from 400 to 64"
-        assert m.status()["shape"]["chunk_tokens"] == 64
+        assert report.rebuild_reason == "chunk_tokens changed from 400 to 160"
+        assert m.status()["shape"]["chunk_tokens"] == 160
         assert m.sync().full_rebuild is False
-    with Memory(workspace, overrides={"chunking.tokens": 64, "chunking.overlap": 0}) as m:
+    with Memory(workspace, overrides={"chunking.tokens": 160, "chunking.overlap": 0}) as m:
         report = m.sync()
         assert report.full_rebuild is True
         assert report.rebuild_reason == "chunk_overlap changed from 80 to 0"

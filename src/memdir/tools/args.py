@@ -3,7 +3,9 @@
 Models send arguments as a JSON string (OpenAI), an object (Anthropic, MCP), with ``null`` for
 "not given" (OpenAI strict mode), numbers as strings, or floats where integers are expected.
 :class:`Arguments` accepts all of that, and turns anything it cannot use into a
-:class:`ToolError` whose message names the argument and what it should be.
+:class:`ToolError` whose message names the argument and what it should be. The limits come from
+the tool's input schema (``minimum``, ``maximum``, ``enum``), so what the model is told and what
+the tool accepts are one definition.
 """
 
 from __future__ import annotations
@@ -68,10 +70,19 @@ def parse_arguments(raw: str | bytes | Mapping[str, Any] | None) -> dict[str, An
 class Arguments:
     """Typed access to one call's arguments; each getter takes a name and its aliases."""
 
-    def __init__(self, tool: str, values: Mapping[str, Any]) -> None:
+    def __init__(
+        self, tool: str, values: Mapping[str, Any], schema: Mapping[str, Any] | None = None
+    ) -> None:
         self.tool = tool
         self._values = dict(values)
         self._seen: set[str] = set()
+        self._properties: Mapping[str, Mapping[str, Any]] = (schema or {}).get("properties", {})
+
+    def _rules(self, name: str) -> Mapping[str, Any]:
+        """The input schema of argument ``name`` (empty without a schema)."""
+        if self._properties and name not in self._properties:
+            raise KeyError(f"{self.tool} reads {name!r}, which its input schema does not declare")
+        return self._properties.get(name, {})
 
     def _take(self, names: Sequence[str]) -> tuple[str, Any] | None:
         self._seen.update(names)
@@ -98,6 +109,7 @@ class Arguments:
         ``check_unicode`` refuses lone surrogates (JSON allows ``"\\ud800"``; files and
         SQLite do not); turn it off to let the consumer give its own, more specific error.
         """
+        self._rules(name)
         found = self._take((name, *aliases))
         if found is not None:
             key, value = found
@@ -125,14 +137,20 @@ class Arguments:
         minimum: int | None = None,
         maximum: int | None = None,
     ) -> int | None:
-        """A whole number; a float is truncated and a numeric string accepted (as models send)."""
+        """A whole number; a float is truncated and a numeric string accepted (as models send).
+
+        ``minimum`` and ``maximum`` default to the schema's.
+        """
+        rules = self._rules(name)
         found = self._take((name, *aliases))
         if found is None:
             return None
         key, value = found
         number = _number(key, value, "an integer")
         result = int(number)
-        _check_range(key, result, minimum, maximum)
+        _check_range(
+            key, result, _default(minimum, rules, "minimum"), _default(maximum, rules, "maximum")
+        )
         return result
 
     def number(
@@ -142,15 +160,22 @@ class Arguments:
         minimum: float | None = None,
         maximum: float | None = None,
     ) -> float | None:
+        """A finite number; ``minimum`` and ``maximum`` default to the schema's."""
+        rules = self._rules(name)
         found = self._take((name, *aliases))
         if found is None:
             return None
         key, value = found
         result = _number(key, value, "a number")
-        _check_range(key, result, minimum, maximum)
+        _check_range(
+            key, result, _default(minimum, rules, "minimum"), _default(maximum, rules, "maximum")
+        )
         return result
 
-    def choice(self, name: str, *aliases: str, choices: Sequence[str]) -> str | None:
+    def choice(self, name: str, *aliases: str, choices: Sequence[str] | None = None) -> str | None:
+        """One of ``choices``, by default the schema's ``enum``."""
+        if choices is None:
+            choices = self._rules(name).get("enum", ())
         found = self._take((name, *aliases))
         if found is None:
             return None
@@ -166,6 +191,10 @@ class Arguments:
             raise invalid(
                 f"unknown argument(s) {', '.join(unknown)}; {self.tool} takes {', '.join(accepted)}"
             )
+
+
+def _default(given: float | None, rules: Mapping[str, Any], bound: str) -> float | None:
+    return rules.get(bound) if given is None else given
 
 
 def _number(key: str, value: Any, wanted: str) -> float:

@@ -172,7 +172,7 @@ class MemoryTools:
         try:
             values = parse_arguments(arguments)
             with self._lock:
-                payload = spec.handler(context, Arguments(spec.name, values))
+                payload = spec.handler(context, Arguments(spec.name, values, spec.input_schema))
         except ToolError as exc:
             return _error(spec.name, exc)
         except MemdirError as exc:

@@ -1,8 +1,9 @@
-"""``memory_get``: read a memory file or a line range of it (spec §10.2, stricter paths).
+"""``memory_get``: read a memory file or a line range of it (spec §10.2, stricter arguments).
 
 Unlike upstream, every refusal has its own ``code`` and message (see
-:meth:`memdir.workspace.Workspace.resolve_readable` and :mod:`memdir.tools.access`), and a
-missing file is an error (``missing``) rather than empty text. The order of checks means an
+:meth:`memdir.workspace.Workspace.resolve_readable` and :mod:`memdir.tools.access`), a
+missing file is an error (``missing``) rather than empty text, and ``from``/``lines`` below 1
+are refused as the schema says (upstream read 0 as "not given"). The order of checks means an
 answer never depends on a file the caller may not see: syntax, then the caller's rules by
 name, then the file on disk, then the caller's rules for where it really leads.
 """
@@ -64,7 +65,7 @@ OUTPUT_SCHEMA: dict[str, Any] = {
 
 
 def get_memory(ctx: ToolContext, args: Arguments) -> dict[str, Any]:
-    """Check the path for this caller, then read the lines (spec slicing: 0 means "not given")."""
+    """Check the path for this caller, then read the lines."""
     raw = args.text("path", strip=False, check_unicode=False)
     start = args.integer("from", "from_line", "fromLine")
     count = args.integer("lines")
@@ -73,10 +74,6 @@ def get_memory(ctx: ToolContext, args: Arguments) -> dict[str, Any]:
         raise invalid("path is required and must be a non-empty string")
     if raw is None:
         raise _refused("path is empty", "empty", "", None)
-    if not start and not count:
-        start_line, line_count = None, None
-    else:
-        start_line, line_count = max(1, start or 1), (max(1, count) if count else None)
     workspace = ctx.memory.workspace
     try:
         rel = workspace.normalize(raw)
@@ -85,7 +82,7 @@ def get_memory(ctx: ToolContext, args: Arguments) -> dict[str, Any]:
             raise refused
         rel, abs_path = workspace.resolve_readable(rel)
         ctx.access.check_read(rel, abs_path)
-        piece = ctx.memory.get(rel, from_line=start_line, lines=line_count)
+        piece = ctx.memory.get(rel, from_line=start, lines=count)
     except PathError as exc:
         raise _refused(exc.message, exc.code, exc.path or raw, exc.hint) from None
     except NotFoundError as exc:

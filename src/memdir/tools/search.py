@@ -120,10 +120,10 @@ def unavailable(error: MemdirError) -> ToolError:
 def search_memory(ctx: ToolContext, args: Arguments) -> dict[str, Any]:
     """Run the search with the caller's filter; shape snippets for citations and redaction."""
     query = args.required_text("query")
-    max_results = args.integer("maxResults", "max_results", minimum=1, maximum=MAX_RESULTS)
-    min_score = args.number("minScore", "min_score", minimum=0.0, maximum=1.0)
-    source = args.choice("source", choices=("memory", "sessions"))
-    namespace = args.choice("namespace", choices=("agent", "shared"))
+    max_results = args.integer("maxResults", "max_results")
+    min_score = args.number("minScore", "min_score")
+    source = args.choice("source")
+    namespace = args.choice("namespace")
     args.finish(_ACCEPTED)
     access = ctx.access
     if namespace == "agent" and access.agent_id is None:

@@ -84,7 +84,7 @@ def today(config: Config, *, now: datetime | None = None) -> date:
 def write_memory(ctx: ToolContext, args: Arguments) -> dict[str, Any]:
     """Validate the note, pick the file for this caller, append, re-index."""
     content = args.required_text("content", strip=False)
-    target = args.choice("target", choices=TARGETS) or "daily"
+    target = args.choice("target") or "daily"
     args.finish(_ACCEPTED)
     if "\x00" in content:
         raise invalid("content contains a NUL character; memory files are text")
