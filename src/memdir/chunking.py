@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from memdir.text import weighted_length
+from memdir.text import replace_surrogates, weighted_length
 
 __all__ = ["Chunk", "SessionText", "chunk_text", "flatten_session", "sha256_hex", "split_lines"]
 
@@ -149,7 +149,6 @@ class SessionText:
 
 
 _WS = re.compile(r"\s+")
-_SURROGATE = re.compile("[\ud800-\udfff]")  # from JSON escapes like "\\ud800"; not UTF-8
 _MAX_MS = 2**63 - 1  # a signed 64-bit integer, as SQLite stores it
 _INVALID = object()
 
@@ -232,7 +231,7 @@ def flatten_session(raw: str) -> SessionText:
         if not text:
             continue
         label = "User" if message["role"] == "user" else "Assistant"
-        lines.append(f"{label}: {_SURROGATE.sub(chr(0xFFFD), text)}")
+        lines.append(f"{label}: {replace_surrogates(text)}")
         line_map.append(number)
         stamps.append(_timestamp_ms(message.get("timestamp", record.get("timestamp"))))
     return SessionText("\n".join(lines), tuple(line_map), tuple(stamps), tuple(bad))

@@ -45,6 +45,7 @@ __all__ = [
     "fts_query",
     "fts_query_terms",
     "is_cjk",
+    "replace_surrogates",
     "weighted_length",
     "word_tokens",
 ]
@@ -120,6 +121,15 @@ def weighted_length(text: str) -> int:
     so this keeps chunks of either script near the same token budget.
     """
     return len(text) + 3 * len(_WIDE.findall(text))
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def replace_surrogates(text: str) -> str:
+    """``text`` with lone surrogates (which JSON escapes such as ``"\\ud800"`` can produce, and
+    UTF-8 cannot encode) replaced by U+FFFD."""
+    return _SURROGATE.sub("\ufffd", text)
 
 
 def _cjk_grams(run: str) -> Iterator[str]:
