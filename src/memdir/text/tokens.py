@@ -35,7 +35,7 @@ from collections.abc import Iterator
 from functools import cache
 from itertools import chain
 
-from memdir.text.irregular import base_form
+from memdir.text.irregular import BASE_FORMS, base_form
 
 __all__ = [
     "FTS_TOKENIZE",
@@ -170,7 +170,8 @@ def _tokens(text: str) -> list[str]:
 def fts_document(text: str) -> str:
     """The FTS5 column for ``text``: its words, space-separated, as :func:`word_tokens` finds
     them, with English irregular verb forms as their base form (chose → choose)."""
-    return " ".join([base_form(token) for token in _tokens(text)])
+    tokens = _tokens(text)
+    return " ".join(map(BASE_FORMS.get, tokens, tokens))
 
 
 def word_tokens(text: str) -> list[str]:
