@@ -13,8 +13,8 @@ zero-width joiners, soft hyphens, U+061C) are removed, except that a zero-width 
 words; then NFKC (full-width ``ＡＢＣ１２３`` → ``ABC123``) and case folding. A word is a run of
 letters, digits and underscores (Python's ``\\w``) that is not CJK, with any combining marks that
 follow its characters kept in it (``замо́к``, or the dot that case folding leaves on ``İ``);
-``unicode61`` strips the common diacritics among them. English irregular verb forms become their base form (``chose`` → ``choose``,
-:mod:`memdir.text.irregular`).
+``unicode61`` strips the common diacritics among them. English irregular verb forms become their
+base form (``chose`` → ``choose``, :mod:`memdir.text.irregular`).
 
 CJK text has no spaces between words, and ``unicode61`` would index a whole run of Han characters
 as one token, so a query for one word inside it would never match. Every CJK run (Han, kana,
