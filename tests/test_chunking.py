@@ -199,3 +199,71 @@ def test_case_70_session_chunks_are_remapped_to_jsonl_lines() -> None:
     assert len(chunks) > 1
     assert chunks[0].start_line == 2 and chunks[-1].end_line == 20
     assert all(c.start_line <= c.end_line for c in chunks)
+
+
+def _msg(content: object, **fields: object) -> dict[str, object]:
+    return {"type": "message", "message": {"role": "user", "content": content, **fields}}
+
+
+def test_lines_that_are_not_json_are_skipped_and_listed() -> None:
+    """NaN and Infinity (not JSON, as in JavaScript), nesting too deep to parse, a raw NUL
+    byte and truncated lines are skipped and reported; the other lines are kept."""
+    raw = "\n".join(
+        [
+            json.dumps(_msg("first kept")),
+            '{"type": "message", "timestamp": NaN, "message": {"role": "user", "content": "x"}}',
+            '{"type": "message", "message": {"role": "user", "content": "y", "timestamp": -Infinity}}',
+            "[" * 100_000 + "]" * 100_000,
+            '{"type": "message", "message": {"role": "user", "content": "a\x00b"}}',
+            '{"type": "mess',
+            "null",
+            json.dumps(_msg("last kept")),
+        ]
+    )
+    session = flatten_session(raw)
+    assert session.text.split("\n") == ["User: first kept", "User: last kept"]
+    assert session.line_map == (1, 8)
+    assert session.bad_lines == (2, 3, 4, 5, 6)
+
+
+def test_unusable_timestamps_are_zero_and_keep_their_message() -> None:
+    # Written as JSON text: 1e400 is valid JSON (a float too large, inf to Python).
+    stamps = ["1e400", "-1e400", "1" + "0" * 400, "-1" + "0" * 400, "1e300", "true"]
+    stamps += ['"garbage"', '"0001-01-01"', '""', "[1]", "{}", "null"]
+    lines = [
+        f'{{"type": "message", "message": {{"role": "user", "content": "m{i}", "timestamp": {s}}}}}'
+        for i, s in enumerate(stamps)
+    ]
+    session = flatten_session("\n".join(lines))
+    assert session.line_map == tuple(range(1, len(stamps) + 1))
+    assert session.bad_lines == ()
+    assert session.timestamps_ms[:7] == (0,) * 7
+    assert all(isinstance(ms, int) and abs(ms) < 2**63 for ms in session.timestamps_ms)
+
+
+def test_records_of_unexpected_shapes_are_ignored() -> None:
+    raw = _jsonl(
+        [
+            [1, 2],
+            "42",
+            '"text"',
+            {"type": "message", "message": "not a dict"},
+            {"type": "message", "message": {"role": ["user"], "content": "x"}},
+            {"type": ["message"], "message": {"role": "user", "content": "x"}},
+            _msg(42),
+            _msg({"text": "a dict"}),
+            _msg([1, None, {"type": "text", "text": 5}, {"type": "text", "text": "kept"}]),
+        ]
+    )
+    session = flatten_session(raw)
+    assert session.text == "User: kept"
+    assert session.line_map == (9,)
+    assert session.bad_lines == ()
+
+
+def test_lone_surrogates_from_json_escapes_become_replacement_characters() -> None:
+    session = flatten_session(
+        '{"type": "message", "message": {"role": "user", "content": "a\\ud800b"}}'
+    )
+    assert session.text == "User: a\ufffdb"
+    session.text.encode("utf-8")  # storable: strict UTF-8 must not fail

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from memdir.text import weighted_length
+from memdir.text import replace_surrogates, weighted_length
 
 __all__ = ["Chunk", "SessionText", "chunk_text", "flatten_session", "sha256_hex", "split_lines"]
 
@@ -135,6 +136,8 @@ class SessionText:
     text: str
     line_map: tuple[int, ...]
     timestamps_ms: tuple[int, ...]
+    bad_lines: tuple[int, ...] = ()
+    """JSONL lines (1-based) that are not valid JSON, and so were skipped."""
 
     def remap(self, chunk: Chunk) -> Chunk:
         """Map a chunk's line range from flattened lines to JSONL line numbers."""
@@ -146,6 +149,8 @@ class SessionText:
 
 
 _WS = re.compile(r"\s+")
+_MAX_MS = 2**63 - 1  # a signed 64-bit integer, as SQLite stores it
+_INVALID = object()
 
 
 def _message_text(content: object) -> str:
@@ -164,34 +169,58 @@ def _message_text(content: object) -> str:
 
 
 def _timestamp_ms(value: object) -> int:
+    """Milliseconds since the epoch (numbers below 1e11 are seconds, strings ISO 8601), or 0
+    for anything else: a bool, a non-finite or out-of-range number, an unparseable string."""
+    ms: float | int
     if isinstance(value, bool):
         return 0
     if isinstance(value, int | float):
-        return int(value * 1000) if value < 1e11 else int(value)
-    if isinstance(value, str):
-        try:
-            return int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000)
-        except ValueError:
+        if isinstance(value, float) and not math.isfinite(value):
             return 0
-    return 0
+        ms = value * 1000 if value < 1e11 else value
+    elif isinstance(value, str):
+        try:
+            ms = datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000
+        except (ValueError, OverflowError, OSError):
+            return 0
+    else:
+        return 0
+    return int(ms) if -_MAX_MS <= ms <= _MAX_MS else 0
+
+
+def _reject_constant(name: str) -> object:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _record(line: str) -> object:
+    """The JSON value of one transcript line, or ``_INVALID`` if it is not valid JSON.
+
+    As in JavaScript's ``JSON.parse``: ``NaN`` and ``Infinity`` are refused, and so are raw
+    control characters (a NUL byte) inside strings. Nesting too deep to parse counts as invalid.
+    """
+    try:
+        return json.loads(line, parse_constant=_reject_constant)
+    except (ValueError, RecursionError):
+        return _INVALID
 
 
 def flatten_session(raw: str) -> SessionText:
     """Flatten an OpenClaw-style JSONL transcript (spec §1.5).
 
-    Only ``{"type": "message"}`` records from ``user`` or ``assistant`` are kept; blank and
-    invalid lines are skipped. Text blocks have their whitespace collapsed so each message is
-    exactly one line.
+    Only ``{"type": "message"}`` records from ``user`` or ``assistant`` are kept; blank lines
+    are skipped, and so are lines that are not valid JSON, which are listed in ``bad_lines``.
+    Text blocks have their whitespace collapsed so each message is exactly one line.
     """
     lines: list[str] = []
     line_map: list[int] = []
     stamps: list[int] = []
+    bad: list[int] = []
     for number, line in enumerate(raw.split("\n"), start=1):
         if not line.strip():
             continue
-        try:
-            record = json.loads(line)
-        except ValueError:
+        record = _record(line)
+        if record is _INVALID:
+            bad.append(number)
             continue
         if not isinstance(record, dict) or record.get("type") != "message":
             continue
@@ -202,7 +231,7 @@ def flatten_session(raw: str) -> SessionText:
         if not text:
             continue
         label = "User" if message["role"] == "user" else "Assistant"
-        lines.append(f"{label}: {text}")
+        lines.append(f"{label}: {replace_surrogates(text)}")
         line_map.append(number)
         stamps.append(_timestamp_ms(message.get("timestamp", record.get("timestamp"))))
-    return SessionText("\n".join(lines), tuple(line_map), tuple(stamps))
+    return SessionText("\n".join(lines), tuple(line_map), tuple(stamps), tuple(bad))

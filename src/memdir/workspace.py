@@ -408,7 +408,8 @@ class Workspace:
                     f"{len(data)} bytes is over limits.max_file_bytes={self.max_file_bytes}; skipped",
                 ),
             )
-        if b"\x00" in data[:_BINARY_SNIFF]:
+        # A transcript is JSONL: a NUL byte spoils only its own line, which flattening skips.
+        if file.source != "sessions" and b"\x00" in data[:_BINARY_SNIFF]:
             return FileText(
                 None, data, Problem(file.path, "binary", "looks binary (NUL bytes); skipped")
             )

@@ -341,6 +341,44 @@ def test_case_81_sessions_without_messages_and_with_bad_lines(
         assert [h.citation for h in hits] == ["sessions/messy.jsonl#L3-L5"]
 
 
+def test_bad_transcript_lines_are_skipped_with_a_warning_naming_file_and_lines(
+    tmp_path: Path, write: WriteFile, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A NaN timestamp, a line nested too deep and a raw NUL byte (in the first 8 KiB) each
+    spoil only their own line: the transcript's other messages and other files are indexed."""
+    write(tmp_path, "MEMORY.md", "memory osprey\n")
+    good = json.dumps(_msg("user", "the albatross landed"))
+    lines = [
+        good,
+        json.dumps(_msg("assistant", "a petrel too"))[:-2] + '\x00"}',
+        '{"type": "message", "timestamp": NaN, "message": {"role": "user", "content": "nan"}}',
+        "[" * 50_000 + "]" * 50_000,
+        json.dumps({**_msg("assistant", "and a cormorant"), "timestamp": 1e300}),
+        '{"type": "message", "timestamp": 1e400, "message": {"role": "user", "content": "tern"}}',
+    ]
+    write(tmp_path, "sessions/messy.jsonl", ("\n".join(lines) + "\n").encode())
+    write(tmp_path, "sessions/clean.jsonl", _jsonl([_msg("user", "a clean puffin")]))
+    with Memory(tmp_path, overrides=SESSIONS) as m:
+        report = m.sync()
+        problems = {p.path: (p.kind, p.message) for p in report.problems}
+        assert problems == {
+            "sessions/messy.jsonl": ("bad-lines", "lines 2, 3, 4 are not valid JSON; skipped")
+        }
+        assert any(
+            "sessions/messy.jsonl" in r.getMessage() and "lines 2, 3, 4" in r.getMessage()
+            for r in caplog.records
+        )
+        assert [h.citation for h in m.search("albatross", min_score=0.0)] == [
+            "sessions/messy.jsonl#L1-L6"
+        ]
+        assert m.search("cormorant", min_score=0.0)[0].path == "sessions/messy.jsonl"
+        assert m.search("tern", min_score=0.0)[0].path == "sessions/messy.jsonl"
+        assert m.search("petrel", min_score=0.0).results == ()
+        assert _paths(m, "puffin") == ["sessions/clean.jsonl"]
+        assert _paths(m, "osprey") == ["MEMORY.md"]
+        assert {p.path for p in m.index.problems()} == {"sessions/messy.jsonl"}
+
+
 def test_session_only_source_and_sessions_dir_outside(tmp_path: Path, write: WriteFile) -> None:
     ws = tmp_path / "ws"
     write(ws, "MEMORY.md", "memorymarker\n")

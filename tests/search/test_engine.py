@@ -191,3 +191,55 @@ def test_in_a_bilingual_memory_a_note_in_the_other_script_is_judged_by_meaning(
     )
     assert {r.path: round(r.score, 6) for r in fixed.results}["zh.md"] == pytest.approx(0.18)
     index.close()
+
+
+class _Recording:
+    """A vector half that records the query it was given."""
+
+    def __init__(self) -> None:
+        self.queries: list[str] = []
+
+    def search(self, query: str, limit: int, assist: object = None) -> list[tuple[int, float]]:
+        self.queries.append(query)
+        return []
+
+
+def test_a_long_query_is_cut_at_a_space_with_a_warning(tmp_path: Path) -> None:
+    index, _ = _index(tmp_path)
+    filler = " ".join(f"w{i}" for i in range(8000))  # about 47,000 characters
+    query = "heron " + filler[: engine.MAX_QUERY_CHARS] + " lemon " + filler
+    vectors = _Recording()
+    response = run_search(
+        index, query, SearchSettings(min_score=0.0), workspace=tmp_path, vectors=vectors
+    )
+    assert len(response.query) <= engine.MAX_QUERY_CHARS
+    assert query.startswith(response.query)
+    assert query[len(response.query)] == " "  # not cut inside a word
+    assert vectors.queries == [response.query]  # both halves searched the shortened query
+    assert [r.path for r in response.results] == ["a.md"]  # "lemon" came after the cut
+    (warning,) = response.warnings
+    assert f"query is {len(query):,} characters long" in warning
+    assert f"limit of {engine.MAX_QUERY_CHARS:,}" in warning
+    index.close()
+
+
+def test_a_query_at_the_limit_is_searched_whole(tmp_path: Path) -> None:
+    index, _ = _index(tmp_path)
+    query = ("x" * (engine.MAX_QUERY_CHARS - 6)) + " lemon"
+    response = run_search(
+        index, query, SearchSettings(mode="keyword", min_score=0.0), workspace=tmp_path
+    )
+    assert response.query == query
+    assert response.warnings == ()
+    assert [r.path for r in response.results] == ["b.md"]
+    index.close()
+
+
+def test_a_query_with_lone_surrogates_is_searched(tmp_path: Path) -> None:
+    index, _ = _index(tmp_path)
+    response = run_search(
+        index, "heron\ud800", SearchSettings(mode="keyword", min_score=0.0), workspace=tmp_path
+    )
+    assert response.query == "heron\ufffd"
+    assert [r.path for r in response.results] == ["a.md"]
+    index.close()

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import random
 import sqlite3
+import unicodedata
 
 import pytest
 
@@ -42,10 +44,10 @@ def test_stopwords_dropped_unless_nothing_remains() -> None:
     assert fts_query("the a", stopwords=stop) == '"the" OR "a"'
 
 
-def test_document_expands_cjk_and_keeps_latin() -> None:
+def test_document_expands_cjk_and_keeps_latin_words() -> None:
     assert fts_document("用PostgreSQL数据库").split() == [
         "用",
-        "PostgreSQL",
+        "postgresql",
         "数",
         "数据",
         "据",
@@ -99,3 +101,96 @@ def test_cases_8_9_cjk_substrings_match_inside_words(text: str, query: str, hit:
 )
 def test_is_cjk_tells_mostly_cjk_text_from_the_rest(text: str, cjk: bool) -> None:
     assert is_cjk(text) is cjk
+
+
+# -- one tokenizer for the index and the query (issue #9, item 12) ------------------------------
+
+
+def _fts_table(docs: list[str]) -> sqlite3.Connection:
+    """An in-memory FTS5 table like the index's, row ``i`` holding ``fts_document(docs[i])``."""
+    conn = sqlite3.connect(":memory:")
+    conn.execute(f"CREATE VIRTUAL TABLE t USING fts5(body, tokenize='{FTS_TOKENIZE}')")
+    conn.executemany(
+        "INSERT INTO t(rowid, body) VALUES (?, ?)",
+        [(i, fts_document(doc)) for i, doc in enumerate(docs)],
+    )
+    return conn
+
+
+def _found(conn: sqlite3.Connection, query: str) -> set[int]:
+    match = fts_query(query)
+    assert match is not None, query
+    return {r[0] for r in conn.execute("SELECT rowid FROM t WHERE t MATCH ?", (match,))}
+
+
+@pytest.mark.parametrize(
+    ("note", "queries"),
+    [
+        ("We flew to İstanbul in May.", ["İstanbul", "istanbul", "ISTANBUL"]),
+        ("Call \u2068Zoë\u2069 about the lease.", ["Zoë", "zoe", "\u2068Zoë\u2069"]),
+        ("The bot🤖 answered at night.", ["bot🤖", "bot"]),
+        ("اشترينا كتاب\u061c جديد", ["كتاب", "كتاب\u061c"]),
+        ("Это старый замо́к у реки.", ["замо́к", "замок"]),
+        ("Die Straße ist gesperrt.", ["straße", "STRASSE"]),
+        ("soft\u00adhyphen and zero\u200dwidth joiner", ["softhyphen", "zerowidth"]),
+    ],
+)
+def test_words_the_index_holds_are_found_by_a_query_for_them(note: str, queries: list[str]) -> None:
+    conn = _fts_table(["an unrelated note about lemons", note])
+    for query in queries:
+        assert _found(conn, query) == {1}, query
+
+
+def test_a_zero_width_space_separates_words() -> None:
+    assert word_tokens("ภาษา\u200bไทย") == ["ภาษา", "ไทย"]
+
+
+def _pools() -> dict[str, list[str]]:
+    """Code points by the part they play in a word, from the running Python's tables."""
+    pools: dict[str, list[str]] = {"word": [], "mark": [], "format": [], "other": []}
+    for cp in range(0x110000):
+        if 0xD800 <= cp <= 0xDFFF:
+            continue
+        ch = chr(cp)
+        category = unicodedata.category(ch)
+        if category[0] in "LN":
+            pools["word"].append(ch)
+        elif category[0] == "M":
+            pools["mark"].append(ch)
+        elif category == "Cf":
+            pools["format"].append(ch)
+        elif category in ("So", "Sk", "Po", "Cn", "Co"):  # emoji, new punctuation, unassigned
+            pools["other"].append(ch)
+    return pools
+
+
+def _fts5_keeps(chars: list[str]) -> set[str]:
+    """The characters FTS5's tokenizer, on its own, indexes as (part of) a token."""
+    conn = sqlite3.connect(":memory:")
+    conn.execute(f"CREATE VIRTUAL TABLE p USING fts5(body, tokenize='{FTS_TOKENIZE}')")
+    conn.execute("CREATE VIRTUAL TABLE pv USING fts5vocab(p, 'instance')")
+    conn.executemany("INSERT INTO p(rowid, body) VALUES (?, ?)", list(enumerate(chars)))
+    return {chars[r[0]] for r in conn.execute("SELECT DISTINCT doc FROM pv")}
+
+
+def test_property_any_indexed_word_is_found_by_a_query_for_it() -> None:
+    """Random words across all of Unicode (letters and digits of every script, with combining
+    marks, format characters, emoji and unassigned code points mixed in), each written in a
+    note among other words, are each found by a query for that word alone."""
+    rng = random.Random(9)
+    pools = _pools()
+    starts = rng.sample(pools["word"], 3000)
+    # A few letters are separators to FTS5 itself (U+19B0 NEW TAI LUE VOWEL SIGN...): a word
+    # of nothing else has no token that could be indexed, by anyone.
+    starts = sorted(_fts5_keeps(starts))
+    words = ["İstanbul", "\u2068Zoë\u2069", "bot🤖", "كتاب\u061c", "замо́к"]
+    for start in starts:
+        chars = [start]
+        for _ in range(rng.randrange(8)):
+            kind = rng.choices(["word", "mark", "format", "other"], [6, 2, 1, 1])[0]
+            chars.append(rng.choice(pools[kind]))
+        words.append("".join(chars))
+    notes = [f"note {i} starts {word} and ends" for i, word in enumerate(words)]
+    conn = _fts_table(notes)
+    missed = [(i, word) for i, word in enumerate(words) if i not in _found(conn, word)]
+    assert missed == []

@@ -72,11 +72,25 @@ def index_shape(tokens: int, overlap: int) -> dict[str, object]:
     return {"tokenizer": TOKENIZER_VERSION, "chunk_tokens": tokens, "chunk_overlap": overlap}
 
 
-def _chunks_for(file: SourceFile, text: str, tokens: int, overlap: int) -> list[Chunk]:
-    if file.source == "sessions":
-        session = flatten_session(text)
-        return [session.remap(c) for c in chunk_text(session.text, tokens=tokens, overlap=overlap)]
-    return chunk_text(text, tokens=tokens, overlap=overlap)
+def _chunks_for(
+    file: SourceFile, text: str, tokens: int, overlap: int
+) -> tuple[list[Chunk], Problem | None]:
+    """The chunks of a file, and the lines of a transcript that were skipped, if any."""
+    if file.source != "sessions":
+        return chunk_text(text, tokens=tokens, overlap=overlap), None
+    session = flatten_session(text)
+    chunks = [session.remap(c) for c in chunk_text(session.text, tokens=tokens, overlap=overlap)]
+    return chunks, _bad_lines_problem(file.path, session.bad_lines)
+
+
+def _bad_lines_problem(path: str, lines: tuple[int, ...]) -> Problem | None:
+    """``sessions/a.jsonl: lines 2, 7 are not valid JSON; skipped`` (the first ten listed)."""
+    if not lines:
+        return None
+    shown = ", ".join(map(str, lines[:10]))
+    more = f" and {len(lines) - 10} more" if len(lines) > 10 else ""
+    which = f"line {shown} is" if len(lines) == 1 else f"lines {shown}{more} are"
+    return Problem(path, "bad-lines", f"{which} not valid JSON; skipped")
 
 
 def _unchanged_by_stat(row: FileRow | None, file: SourceFile) -> bool:
@@ -100,6 +114,9 @@ class _Syncer:
         self.overlap = overlap
         self.progress = progress or (lambda phase, done, total: None)
         self.report = SyncReport()
+        # Files found unchanged, so not chunked again: the problems recorded when they were
+        # (lines skipped in a transcript) still hold.
+        self.unchanged: set[str] = set()
 
     def run(
         self, conn: sqlite3.Connection | None, rows: Mapping[str, FileRow], *, batch: int
@@ -115,6 +132,7 @@ class _Syncer:
             row = rows.get(file.path)
             if _unchanged_by_stat(row, file):
                 self.report.files_unchanged += 1
+                self.unchanged.add(file.path)
             else:
                 pending.append(self._prepare(file, row))
                 if len(pending) >= batch:
@@ -134,11 +152,12 @@ class _Syncer:
         rows = self.index.file_rows(touched)
         self.report.problems.extend(found.problems)
         self.report.files_total = self.index.file_count()
-        pending = [
-            self._prepare(f, rows.get(f.path))
-            for f in found.files
-            if not _unchanged_by_stat(rows.get(f.path), f)
-        ]
+        pending = []
+        for f in found.files:
+            if _unchanged_by_stat(rows.get(f.path), f):
+                self.unchanged.add(f.path)
+            else:
+                pending.append(self._prepare(f, rows.get(f.path)))
         self.report.files_unchanged += len(found.files) - len(pending)
         self._write(None, pending, stale=[p for p in gone if p in rows])
         return touched | {p.path for p in found.problems}
@@ -155,8 +174,13 @@ class _Syncer:
             return file, None, []  # skipped: drop whatever was indexed for it
         digest = hashlib.sha256(read.data).hexdigest()
         if row is not None and row.hash == digest:
+            self.unchanged.add(file.path)
             return file, digest, None
-        return file, digest, _chunks_for(file, read.text, self.tokens, self.overlap)
+        chunks, problem = _chunks_for(file, read.text, self.tokens, self.overlap)
+        if problem is not None:
+            self.report.problems.append(problem)
+            log.warning("%s", problem)
+        return file, digest, chunks
 
     def _write(
         self,
@@ -228,13 +252,14 @@ def sync_index(
     touched = syncer.run_paths(paths) if reason is None and paths is not None else None
     if touched is not None:
         with index.transaction() as conn:
-            index.set_problems(conn, syncer.report.problems, only=touched)
+            index.set_problems(conn, syncer.report.problems, only=touched - syncer.unchanged)
         syncer.report.seconds = time.perf_counter() - started
         return syncer.report
     if reason is None:
         syncer.run(None, index.file_rows(), batch=1)
         with index.transaction() as conn:
-            index.set_problems(conn, syncer.report.problems)
+            kept = [p for p in index.problems() if p.path in syncer.unchanged]
+            index.set_problems(conn, kept + syncer.report.problems)
     else:
         log.info("full rebuild of %s: %s", index.path, reason)
         tmp, conn = index.new_build()

@@ -18,11 +18,16 @@ from memdir.search.keyword import keyword_search
 from memdir.search.mmr import mmr_rerank
 from memdir.search.results import SearchResponse, SearchResult, citation_for, make_snippet
 from memdir.search.threads import Assist, LazyPool
-from memdir.text import is_cjk
+from memdir.text import is_cjk, replace_surrogates
 
-__all__ = ["MODES", "SearchSettings", "VectorSearcher", "run_search"]
+__all__ = ["MAX_QUERY_CHARS", "MODES", "SearchSettings", "VectorSearcher", "run_search"]
 
 MODES = ("hybrid", "keyword", "vector")
+
+MAX_QUERY_CHARS = 2_000
+"""Longer queries are cut to this many characters (at a space), with a warning. Every word of
+a query is a term of the FTS5 expression: a 25,000-character query took over a second, and no
+question needs so many words (an embedder reads only the first few hundred anyway)."""
 
 
 class VectorSearcher(Protocol):
@@ -130,6 +135,19 @@ def _cross_script(query: str, rows: dict[int, ChunkRow]) -> set[int]:
     return {cid for cid, row in rows.items() if is_cjk(row.text) != cjk}
 
 
+def _shorten(text: str, limit: int) -> str:
+    """The first ``limit`` characters of ``text``, ending at a space rather than inside a word
+    when there is one in the second half."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit]
+    if not text[limit].isspace():
+        space = max(head.rfind(" "), head.rfind("\n"))
+        if space > limit // 2:
+            head = head[:space]
+    return head.rstrip()
+
+
 def run_search(
     index: Index,
     query: str,
@@ -144,14 +162,24 @@ def run_search(
     path_filter: Callable[[str, str], bool] | None = None,
     now: float | None = None,
 ) -> SearchResponse:
-    """Search ``index``; never raises for a failing embedder (it degrades to keyword, with a warning)."""
+    """Search ``index``; never raises for a failing embedder (it degrades to keyword, with a warning).
+
+    A query longer than :data:`MAX_QUERY_CHARS` is cut to that length, with a warning.
+    """
     started = time.perf_counter()
-    text = query.strip() if isinstance(query, str) else ""
+    text = replace_surrogates(query.strip()) if isinstance(query, str) else ""
     if not text:
         raise UsageError("query is empty")
     if settings.mode not in MODES:
         raise UsageError(f"unknown search mode {settings.mode!r}; use one of {', '.join(MODES)}")
     warnings: list[str] = []
+    if len(text) > MAX_QUERY_CHARS:
+        full = len(text)
+        text = _shorten(text, MAX_QUERY_CHARS)
+        warnings.append(
+            f"query is {full:,} characters long, over the limit of {MAX_QUERY_CHARS:,};"
+            f" searched only its first {len(text):,}"
+        )
     mode = settings.mode
     if mode != "keyword" and vectors is None:
         warnings.append(

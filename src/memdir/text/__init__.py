@@ -8,6 +8,7 @@ from memdir.text.tokens import (
     fts_query,
     fts_query_terms,
     is_cjk,
+    replace_surrogates,
     weighted_length,
     word_tokens,
 )
@@ -20,6 +21,7 @@ __all__ = [
     "fts_query",
     "fts_query_terms",
     "is_cjk",
+    "replace_surrogates",
     "weighted_length",
     "word_tokens",
 ]

@@ -11,11 +11,7 @@ notes: saw (a saw), left (the left side), felt, rose, ground, wound, bound, lay,
 
 from __future__ import annotations
 
-import re
-import string
-from functools import lru_cache
-
-__all__ = ["BASE_FORMS", "base_form", "base_forms_in"]
+__all__ = ["BASE_FORMS", "base_form"]
 
 _TABLE = """
 arise: arose arisen | awake: awoke awoken | become: became | begin: began begun
@@ -52,24 +48,7 @@ def _parse(table: str) -> dict[str, str]:
 
 BASE_FORMS: dict[str, str] = _parse(_TABLE)
 
-# ASCII punctuation and digits to spaces: then str.split() gives the words, ten times faster
-# than a regex pass over a whole chunk (most chunks hold no irregular form at all).
-_SPACES = str.maketrans({ch: " " for ch in string.punctuation + string.digits})
-
-
-@lru_cache(maxsize=4096)
-def _pattern(forms: frozenset[str]) -> re.Pattern[str]:
-    return re.compile(r"\b(?:" + "|".join(sorted(forms)) + r")\b", re.IGNORECASE)
-
 
 def base_form(word: str) -> str:
     """The base form of a lower-cased irregular verb form, else the word itself."""
     return BASE_FORMS.get(word, word)
-
-
-def base_forms_in(text: str) -> str:
-    """``text`` with every irregular verb form (any case) replaced by its base form."""
-    found = BASE_FORMS.keys() & text.lower().translate(_SPACES).split()
-    if not found:
-        return text
-    return _pattern(frozenset(found)).sub(lambda m: BASE_FORMS[m.group(0).lower()], text)

@@ -1,14 +1,30 @@
 """Tokenisation shared by indexing, query building, chunk sizing and MMR.
 
-CJK text has no spaces between words, and SQLite's ``unicode61`` tokenizer would index a whole
-run of Han characters as one token, so a query for one word inside it would never match. memdir
-therefore rewrites every CJK run (Han, kana, Hangul) into its single characters plus the
-overlapping bigrams before the text reaches FTS5, and does the same to queries. Latin words are
-left to ``unicode61`` with the porter stemmer. Measured on XQuAD-zh this scores nDCG@10 ≈ .97
-against .12 for plain ``unicode61`` (see ``bench/``).
+One tokenizer, this module's, decides what the words of a text are, for the index and for
+queries alike: :func:`fts_document` writes a chunk's words, space-separated, into the FTS5
+column, and :func:`fts_query` quotes the same words of a query. FTS5's ``unicode61`` tokenizer
+then sees the same strings on both sides, and only folds case and common diacritics and stems
+(porter). Left to split raw text itself, ``unicode61`` (Unicode 6.1 tables) disagreed with
+Python's ``\\w`` (Unicode 14+) on about 10,000 code points, so words the index held could not be
+found: "İstanbul", a name in bidi isolates, ``bot🤖``, an Arabic word before U+061C, ``замо́к``.
+
+Both sides are normalised the same way first: format characters (Unicode ``Cf``: bidi controls,
+zero-width joiners, soft hyphens, U+061C) are removed, except that a zero-width space separates
+words; then NFKC (full-width ``ＡＢＣ１２３`` → ``ABC123``) and case folding. A word is a run of
+letters, digits and underscores (Python's ``\\w``) that is not CJK, with any combining marks that
+follow its characters kept in it (``замо́к``, or the dot that case folding leaves on ``İ``);
+``unicode61`` strips the common diacritics among them. English irregular verb forms become their
+base form (``chose`` → ``choose``, :mod:`memdir.text.irregular`).
+
+CJK text has no spaces between words, and ``unicode61`` would index a whole run of Han characters
+as one token, so a query for one word inside it would never match. Every CJK run (Han, kana,
+Hangul) therefore becomes its single characters plus the overlapping bigrams, in documents and
+queries alike. Measured on XQuAD-zh this scores nDCG@10 ≈ .97 against .12 for plain ``unicode61``
+(see ``bench/``).
 
 ``TOKENIZER_VERSION`` is stored in the index meta: change anything here that alters the output of
 :func:`fts_document` and bump it, so existing indexes are rebuilt rather than silently mismatched.
+It includes the Unicode version of the running Python, whose tables decide what ``\\w`` matches.
 """
 
 from __future__ import annotations
@@ -16,8 +32,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterator
+from functools import cache
+from itertools import chain
 
-from memdir.text.irregular import base_form, base_forms_in
+from memdir.text.irregular import BASE_FORMS, base_form
 
 __all__ = [
     "FTS_TOKENIZE",
@@ -27,11 +45,14 @@ __all__ = [
     "fts_query",
     "fts_query_terms",
     "is_cjk",
+    "replace_surrogates",
     "weighted_length",
     "word_tokens",
 ]
 
-TOKENIZER_VERSION = "cjk-bigram-v2"  # v2: English irregular verb forms indexed as their base form
+# v2: English irregular verb forms indexed as their base form; v3: the FTS column holds the words
+# of this module's tokenizer, not the raw text.
+TOKENIZER_VERSION = f"words-v3/unicode-{unicodedata.unidata_version}"
 FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"
 
 # Han (incl. Ext A, compatibility ideographs, Ext B+), kana, Hangul syllables and jamo, bopomofo.
@@ -54,8 +75,40 @@ _CJK_RANGES = (
 )
 _CJK_CLASS = "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in _CJK_RANGES)
 _CJK_RUN = re.compile(f"[{_CJK_CLASS}ー]+")
-# A word is a run of letters, digits or underscore that is not CJK; CJK runs are handled apart.
-_TOKEN = re.compile(f"[{_CJK_CLASS}ー]+|[^\\W{_CJK_CLASS}ー]+")
+_WORD_CHAR = f"[^\\W{_CJK_CLASS}ー]"  # a letter, digit or underscore that is not CJK
+_ASCII_TOKEN = re.compile("[a-z0-9_]+")  # what _tokens() finds in lower-cased ASCII text
+
+
+def _ranges(code_points: list[int]) -> str:
+    """A regex character class body for the sorted ``code_points``."""
+    spans: list[list[int]] = []
+    for cp in code_points:
+        if spans and spans[-1][1] == cp - 1:
+            spans[-1][1] = cp
+        else:
+            spans.append([cp, cp])
+    return "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in spans)
+
+
+@cache
+def _tables() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The format characters to remove, and the token pattern: a CJK run, or a word with the
+    combining marks that follow its characters.
+
+    Built from :mod:`unicodedata` on first use (about 20 ms). Combining marks and format
+    characters all lie below U+20000 or in plane 14 (tags, variation selectors).
+    """
+    marks: list[int] = []
+    formats: list[int] = []
+    for cp in chain(range(0x20000), range(0xE0000, 0xE1000)):
+        category = unicodedata.category(chr(cp))
+        if category[0] == "M":
+            marks.append(cp)
+        elif category == "Cf" and cp != 0x200B:  # a zero-width space separates words
+            formats.append(cp)
+    token = re.compile(f"[{_CJK_CLASS}ー]+|{_WORD_CHAR}+(?:[{_ranges(marks)}]+{_WORD_CHAR}*)*")
+    return re.compile(f"[{_ranges(formats)}]"), token
+
 
 # Ranges that count as 4 chars-per-token when sizing chunks (OpenClaw's weighting, spec §2.1).
 _WIDE = re.compile("[\u2e80-\u9fff\ua000-\ua4ff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002fa1f]")
@@ -70,6 +123,15 @@ def weighted_length(text: str) -> int:
     return len(text) + 3 * len(_WIDE.findall(text))
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def replace_surrogates(text: str) -> str:
+    """``text`` with lone surrogates (which JSON escapes such as ``"\\ud800"`` can produce, and
+    UTF-8 cannot encode) replaced by U+FFFD."""
+    return _SURROGATE.sub("\ufffd", text)
+
+
 def _cjk_grams(run: str) -> Iterator[str]:
     """Unigrams and overlapping bigrams of a CJK run, in reading order."""
     for i, ch in enumerate(run):
@@ -79,37 +141,42 @@ def _cjk_grams(run: str) -> Iterator[str]:
 
 
 def _normalise(text: str) -> str:
-    # NFKC folds full-width Latin and digits (ＡＢＣ１２３) and half-width kana to their usual forms.
-    return unicodedata.normalize("NFKC", text)
+    """Format characters removed, NFKC (full-width Latin and digits, half-width kana folded to
+    their usual forms), then case folding; the same for documents and queries."""
+    formats, _ = _tables()
+    if formats.search(text):
+        text = formats.sub("", text)
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def _tokens(text: str) -> list[str]:
+    """The words of ``text`` (normalised), each CJK run as unigrams plus bigrams."""
+    if text.isascii():
+        # What the general path gives for ASCII (NFKC and case folding change nothing more
+        # than lower-casing there), several times faster.
+        return _ASCII_TOKEN.findall(text.lower())
+    found = _tables()[1].findall(_normalise(text))
+    if not _CJK_RUN.search(text):
+        return found
+    out: list[str] = []
+    for token in found:
+        if token.isascii() or not _CJK_RUN.match(token):
+            out.append(token)
+        else:
+            out.extend(_cjk_grams(token))
+    return out
 
 
 def fts_document(text: str) -> str:
-    """Rewrite text for the FTS5 column: CJK runs become unigrams and bigrams, the rest is kept.
-
-    Latin text passes through for the ``unicode61``/porter tokenizer, except that English
-    irregular verb forms become their base form (``memdir.text.irregular``: chose → choose).
-    """
-    text = base_forms_in(text)
-    if text.isascii():
-        return text  # nothing to expand, and NFKC leaves ASCII unchanged
-    text = _normalise(text)
-
-    def expand(match: re.Match[str]) -> str:
-        return " " + " ".join(_cjk_grams(match.group(0))) + " "
-
-    return _CJK_RUN.sub(expand, text)
+    """The FTS5 column for ``text``: its words, space-separated, as :func:`word_tokens` finds
+    them, with English irregular verb forms as their base form (chose → choose)."""
+    tokens = _tokens(text)
+    return " ".join(map(BASE_FORMS.get, tokens, tokens))
 
 
 def word_tokens(text: str) -> list[str]:
-    """Lower-cased word tokens: Latin words whole, CJK runs as unigrams plus bigrams."""
-    out: list[str] = []
-    for match in _TOKEN.finditer(_normalise(text).lower()):
-        token = match.group(0)
-        if _CJK_RUN.fullmatch(token):
-            out.extend(_cjk_grams(token))
-        else:
-            out.append(token)
-    return out
+    """Normalised word tokens: words whole, CJK runs as unigrams plus bigrams."""
+    return _tokens(text)
 
 
 def fts_query_terms(query: str, *, stopwords: frozenset[str] = frozenset()) -> list[str]:
@@ -129,7 +196,7 @@ def fts_query(query: str, *, stopwords: frozenset[str] = frozenset()) -> str | N
     terms = fts_query_terms(query, stopwords=stopwords)
     if not terms:
         return None
-    return " OR ".join('"' + t.replace('"', "") + '"' for t in terms)
+    return " OR ".join('"' + t + '"' for t in terms)
 
 
 _WORD = re.compile(f"[^\\W\\d_{_CJK_CLASS}ー]+")
