@@ -155,14 +155,18 @@ class TestTimeouts:
             embedder.embed_query("hello")
         assert hosted.waits == [0.5]  # the next wait (1 s) would end after the 0.8 s
 
-    def test_a_time_budget_cuts_requests_short(self, server: FakeServer, hosted: Hosted) -> None:
-        server.handler = lambda seen: Reply({}, delay_s=0.6)
+    def test_no_request_starts_once_a_time_budget_is_spent(
+        self, server: FakeServer, hosted: Hosted
+    ) -> None:
+        server.handler = lambda seen: Reply(openai_reply(seen).body, delay_s=0.3)
         embedder = hosted("openai", timeout_s=5.0)
-        started = time.monotonic()
-        with time_budget(0.2), pytest.raises(OutOfTime, match="time budget ran out"):
-            embedder.embed_documents(["hello"])
-        assert time.monotonic() - started < 0.5
+        with time_budget(0.2):
+            assert embedder.embed_documents(["first"]).shape == (1, 4)
+            with pytest.raises(OutOfTime, match="time budget is spent"):
+                embedder.embed_documents(["second"])
+        assert len(server.requests) == 1
         assert embedder.breaker.state == "closed"  # the budget ran out, not the provider
+        assert embedder.embed_documents(["third"]).shape == (1, 4)
 
     def test_documents_use_the_batch_timeout(self, server: FakeServer, hosted: Hosted) -> None:
         server.handler = lambda seen: Reply({}, delay_s=0.6)

@@ -13,8 +13,8 @@ Time limits
     * Each request waits at most ``batch_timeout_s`` (documents) or ``timeout_s`` (a query).
     * A query takes at most ``timeout_s`` in all, retries and waits included: a search must
       not wait longer than that on its vector half.
-    * :func:`time_budget` bounds every request made inside it the same way (e.g. the few chunks
-      a search embeds itself); a request it cuts short raises :class:`OutOfTime`.
+    * Inside :func:`time_budget` (e.g. the few chunks a search embeds itself) no request or
+      retry starts once the budget is spent; a request refused so raises ``OutOfTime``.
 
 Failures
     * 401 / 403 → :class:`~memdir.errors.ProviderUnavailable` with a hint about the key.
@@ -80,8 +80,9 @@ _deadline: ContextVar[float | None] = ContextVar("memdir_embed_deadline", defaul
 
 @contextmanager
 def time_budget(seconds: float) -> Iterator[None]:
-    """Every request started in this block, retries and waits included, ends within ``seconds``
-    of entering it (nested budgets: the tighter wins). A request cut short raises
+    """No request or retry starts in this block more than ``seconds`` after entering it
+    (nested budgets: the tighter wins); each request still gets its own timeout, so the block
+    ends within ``seconds`` plus one timeout. A request refused raises
     :class:`~memdir.embed.breaker.OutOfTime`."""
     deadline = time.monotonic() + seconds
     outer = _deadline.get()
@@ -245,26 +246,22 @@ class JsonClient:
         """POST with retries; return the final response, whatever its status.
 
         Raises :class:`~memdir.embed.breaker.ProviderFailure` when retries or timeouts run out,
-        or on exhausted quota, and :class:`~memdir.embed.breaker.OutOfTime` when a
-        :func:`time_budget` cuts the request short.
+        or on exhausted quota, and :class:`~memdir.embed.breaker.OutOfTime` when the
+        :func:`time_budget` is spent before the request starts.
         """
         url = self.url(path)
         timeout = self.batch_timeout_s if batch else self.timeout_s
         budget = _deadline.get()
         # A query's own limit is total: one timeout_s for all attempts and waits.
         own = None if batch else time.monotonic() + self.timeout_s
+        if budget is not None and time.monotonic() >= budget:
+            raise self._out_of_time(path)
         attempt = timeouts = 0
         while True:
-            limit, cut = self._attempt_timeout(timeout, own, budget)
-            if limit <= 0:
-                raise (
-                    self._out_of_time(path) if cut else self._timeout_error(path, timeout, timeouts)
-                )
+            limit = timeout if own is None else max(own - time.monotonic(), 1e-3)
             try:
                 response = self._client.post(url, json=payload, timeout=limit)
             except httpx.TimeoutException as exc:
-                if cut:
-                    raise self._out_of_time(path) from exc
                 timeouts += 1
                 wait = self._wait_s(attempt, None)
                 if (
@@ -294,20 +291,8 @@ class JsonClient:
             attempt += 1
 
     @staticmethod
-    def _attempt_timeout(
-        timeout: float, own: float | None, budget: float | None
-    ) -> tuple[float, bool]:
-        """The next attempt's timeout, and whether :func:`time_budget` (not the request's own
-        limit) is what shortened it."""
-        now = time.monotonic()
-        limit = timeout if own is None else min(timeout, own - now)
-        if budget is not None and budget - now < limit:
-            return budget - now, True
-        return limit, False
-
-    @staticmethod
     def _past(wait: float, own: float | None, budget: float | None) -> bool:
-        """Would waiting ``wait`` seconds leave no time for another attempt?"""
+        """Would a retry after ``wait`` seconds start too late?"""
         later = time.monotonic() + wait
         return any(end is not None and later >= end for end in (own, budget))
 
@@ -382,7 +367,7 @@ class JsonClient:
 
     def _out_of_time(self, path: str) -> OutOfTime:
         return OutOfTime(
-            f"{self.provider} embedding request ({path}) stopped: its time budget ran out",
+            f"{self.provider} embedding request ({path}) not sent: its time budget is spent",
             hint="the rest is embedded later, in the background or by `memdir index`",
         )
 
