@@ -19,7 +19,7 @@ import pytest
 from memdir import Memory
 from memdir.tools import MemoryTools
 
-from .fakes import SilentServer
+from .fakes import FakeServer, Reply, SilentServer, openai_reply
 
 TIMEOUT_S = 1.0
 BOUND_S = 5 * TIMEOUT_S  # generous: a hang would take 2 x 120 s on the old code
@@ -40,10 +40,10 @@ def ws(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def settings(silent: SilentServer, **extra: object) -> dict[str, object]:
+def settings(url: str, **extra: object) -> dict[str, object]:
     return {
         "embedding.provider": "openai-compatible",
-        "embedding.base_url": silent.url,
+        "embedding.base_url": url,
         "embedding.model": "hung",
         "embedding.timeout_s": TIMEOUT_S,
         **extra,
@@ -64,7 +64,7 @@ def timed_search(mem: Memory, query: str) -> tuple[float, list[str], list[str], 
 def test_search_answers_from_keywords_then_stops_calling_the_provider(
     ws: Path, silent: SilentServer
 ) -> None:
-    with Memory(ws, overrides=settings(silent)) as mem:
+    with Memory(ws, overrides=settings(silent.url)) as mem:
         elapsed, paths, warnings, mode = timed_search(mem, "Friday deploys")
         assert elapsed < BOUND_S
         assert mode == "keyword" and paths[0] == "memory/2026-11-28.md"
@@ -87,11 +87,34 @@ def test_search_answers_from_keywords_then_stops_calling_the_provider(
         assert info["missing"] == 2
 
 
+def test_a_provider_that_goes_silent_after_indexing_costs_one_timeout(ws: Path) -> None:
+    # The MCP case of issue #9: every memory_search waited 2 x 60 s on the query's embedding.
+    server = FakeServer()
+    server.handler = openai_reply
+    try:
+        with Memory(ws, overrides=settings(server.url)) as mem:
+            vectors = mem.sync().vectors
+            assert vectors is not None and vectors["error"] is None
+            assert mem.search("Friday deploys").mode == "hybrid"
+            server.handler = lambda seen: Reply({}, delay_s=30)  # accepts, then never answers
+            sent = len(server.requests)
+            elapsed, paths, warnings, mode = timed_search(mem, "Friday deploys")
+            assert elapsed < BOUND_S
+            assert mode == "keyword" and paths[0] == "memory/2026-11-28.md"
+            assert any("vector search failed" in w and "timed out" in w for w in warnings)
+            assert len(server.requests) == sent + 1  # one query request, not retried
+            elapsed, paths, warnings, mode = timed_search(mem, "Friday deploys")
+            assert elapsed < TIMEOUT_S and len(server.requests) == sent + 1
+            assert any("paused until" in w for w in warnings), warnings
+    finally:
+        server.close()
+
+
 def test_close_does_not_wait_for_a_background_fill_stuck_on_the_provider(
     ws: Path, silent: SilentServer
 ) -> None:
     # sync_limit 0: every new chunk is embedded in the background, beside the query.
-    mem = Memory(ws, overrides=settings(silent, **{"embedding.sync_limit": 0}))
+    mem = Memory(ws, overrides=settings(silent.url, **{"embedding.sync_limit": 0}))
     try:
         elapsed, paths, warnings, _ = timed_search(mem, "Friday deploys")
         assert elapsed < BOUND_S
@@ -112,7 +135,7 @@ def test_memory_search_tool_answers_within_the_timeout_then_at_once(
     ws: Path, silent: SilentServer
 ) -> None:
     # The MCP server's memory_search goes through this dispatcher on the same Memory.
-    with Memory(ws, overrides=settings(silent)) as mem:
+    with Memory(ws, overrides=settings(silent.url)) as mem:
         tools = MemoryTools(mem)
         for bound in (BOUND_S, TIMEOUT_S):
             started = time.monotonic()
@@ -126,7 +149,7 @@ def test_memory_search_tool_answers_within_the_timeout_then_at_once(
 
 def test_memdir_search_process_exits_promptly(ws: Path, silent: SilentServer) -> None:
     # The search leaves both chunks to a background fill, which hangs on the provider.
-    sets = settings(silent, **{"embedding.sync_limit": 0})
+    sets = settings(silent.url, **{"embedding.sync_limit": 0})
     args = [arg for key, value in sets.items() for arg in ("--set", f"{key}={value}")]
     started = time.monotonic()
     proc = subprocess.run(
