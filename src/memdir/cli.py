@@ -253,13 +253,14 @@ class _ProgressLines:
 
     def __init__(self) -> None:
         self.phase = ""
-        self.started = self.last = 0.0
+        self.started = self.last = self.seen = time.monotonic()
         self.printed = False
 
     def __call__(self, phase: str, done: int, total: int) -> None:
         now = time.monotonic()
-        if phase != self.phase:
-            self.phase, self.started, self.last, self.printed = phase, now, now, False
+        if phase != self.phase:  # a phase starts when the previous one reported last
+            self.phase, self.started, self.last, self.printed = phase, self.seen, self.seen, False
+        self.seen = now
         finished = done >= total and self.printed
         if now - self.last < _PROGRESS_EVERY_S and not finished:
             return
