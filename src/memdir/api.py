@@ -157,8 +157,8 @@ class Memory:
         if self._closed:
             return
         self._closed = True
-        self.stop_watching()
         self._fill_stop.set()
+        self.stop_watching()
         if self._fill_thread is not None:
             self._fill_thread.join(_CLOSE_FILL_WAIT_S)
         with self._fill_lock:

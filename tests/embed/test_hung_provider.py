@@ -164,3 +164,30 @@ def test_memdir_search_process_exits_promptly(ws: Path, silent: SilentServer) ->
     assert "memory/2026-11-28.md" in proc.stdout
     assert "used keyword search" in " ".join(proc.stderr.split())
     assert elapsed < BOUND_S + 5  # plus the interpreter's start-up on a busy machine
+
+
+def test_close_stops_a_background_fill_after_its_batch(tmp_path: Path) -> None:
+    # A slow but healthy provider: close() lets the batch in progress finish and no other start.
+    (tmp_path / "memory").mkdir()
+    for i in range(150):  # 150 one-chunk files: three batches of 64
+        (tmp_path / "memory" / f"note-{i:03}.md").write_text(f"Note {i} about topic {i}.\n")
+    server = FakeServer()
+    server.handler = lambda seen: Reply(openai_reply(seen).body, delay_s=1.0)
+    try:
+        sets = {"embedding.sync_limit": 0, "embedding.timeout_s": 10}
+        mem = Memory(tmp_path, overrides=settings(server.url, **sets))
+        mem.search("topic")  # starts the background fill
+        deadline = time.monotonic() + BOUND_S
+        while not server.requests and time.monotonic() < deadline:
+            time.sleep(0.01)  # until its first request is on its way
+        mem.close()
+        thread = mem._fill_thread
+        assert thread is not None
+        thread.join(BOUND_S)
+        assert not thread.is_alive()
+        assert len(server.requests) == 1
+    finally:
+        server.close()
+    with Memory(tmp_path, overrides={"embedding.provider": "none"}) as again:
+        again.sync(embed=False)
+        assert again.index.vector_count() == 64
