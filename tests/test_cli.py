@@ -9,14 +9,17 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
 
+import memdir.cli as cli_module
+from embed.fakes import FakeServer, Reply, SilentServer, openai_reply
 from memdir.cli import cli
 
 WriteFile = Callable[..., Path]
@@ -112,6 +115,121 @@ def test_index_warns_about_problem_files_on_stderr(workspace: Path, write: Write
     assert "memory/blob.md" not in result.stdout
     report = json.loads(run(["index", "--json", "-w", str(workspace)]).stdout)
     assert [(p["path"], p["kind"]) for p in report["problems"]] == [("memory/blob.md", "binary")]
+
+
+def _provider_sets(url: str, **extra: object) -> list[str]:
+    sets = {
+        "embedding.provider": "openai-compatible",
+        "embedding.base_url": url,
+        "embedding.model": "fake-4",
+        "embedding.timeout_s": 0.5,
+        **extra,
+    }
+    return [arg for key, value in sets.items() for arg in ("--set", f"{key}={value}")]
+
+
+def _refused_url() -> str:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+
+@pytest.fixture
+def fake_server() -> Iterator[FakeServer]:
+    srv = FakeServer()
+    yield srv
+    srv.close()
+
+
+@pytest.fixture
+def silent_server() -> Iterator[SilentServer]:
+    srv = SilentServer()
+    yield srv
+    srv.close()
+
+
+FAILURES = {
+    "429": (
+        Reply({"error": "slow down"}, status=429, headers={"retry-after": "0"}),
+        "HTTP 429 (rate limited)",
+    ),
+    "500": (
+        Reply({"error": "boom"}, status=500, headers={"retry-after": "0"}),
+        "HTTP 500 (internal server error)",
+    ),
+    "malformed": (Reply(b"<html>oops</html>"), "malformed response"),
+    "refused": (None, "cannot reach openai-compatible"),
+    "hang": (None, "timed out after 0.5s"),
+}
+
+
+@pytest.mark.parametrize("kind", list(FAILURES))
+def test_index_says_when_embedding_fails_and_strict_makes_it_an_error(
+    workspace: Path, fake_server: FakeServer, silent_server: SilentServer, kind: str
+) -> None:
+    # Issue #9: `memdir index` exited 0 and said nothing when every embedding request failed.
+    reply, cause = FAILURES[kind]
+    if reply is not None:
+        fake_server.handler = lambda seen: reply
+    url = {"refused": _refused_url(), "hang": silent_server.url}.get(kind, fake_server.url)
+    args = ["index", "-w", str(workspace), *_provider_sets(url)]
+    result = run(args)
+    assert result.exit_code == 0
+    assert result.stdout.startswith("Index rebuilt: 4 files")
+    warning = " ".join(result.stderr.split())
+    assert "warning: embedding with openai-compatible/fake-4 failed" in warning
+    assert cause in warning
+    assert "4 chunks are left without vectors" in warning
+    report = json.loads(run([*args, "--json"]).stdout)
+    assert cause in report["vectors"]["error"]
+    assert report["vectors"]["remaining"] == 4
+    assert "4 chunks are left without vectors" in report["embedding_failure"]
+    strict = CliRunner().invoke(cli, [*args, "--strict"])
+    assert strict.exit_code == 5
+    assert strict.stdout.startswith("Index updated: 4 files")  # the text index is still up to date
+    assert strict.stderr.startswith("Error: embedding with openai-compatible/fake-4 failed")
+    assert cause in " ".join(strict.stderr.split())
+
+
+def test_index_strict_passes_when_every_chunk_is_embedded(
+    workspace: Path, fake_server: FakeServer
+) -> None:
+    fake_server.handler = openai_reply
+    result = run(["index", "--strict", "-w", str(workspace), *_provider_sets(fake_server.url)])
+    assert result.exit_code == 0
+    assert "warning" not in result.stderr
+    assert ", 4 embedded (0 from cache, " in result.stdout
+
+
+def test_index_reports_the_real_time_and_progress_lines_off_a_terminal(
+    workspace: Path, fake_server: FakeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue #9: after minutes of embedding, `index` said "written in 0.15s", and printed no
+    # progress at all when stderr was not a terminal.
+    monkeypatch.setattr(cli_module, "_PROGRESS_EVERY_S", 0.0, raising=False)
+    fake_server.handler = lambda seen: Reply(openai_reply(seen).body, delay_s=0.6)
+    result = run(
+        [
+            "index",
+            "-w",
+            str(workspace),
+            *_provider_sets(fake_server.url, **{"embedding.timeout_s": 5}),
+        ]
+    )
+    assert result.exit_code == 0, result.stderr
+    match = re.search(
+        r"4 embedded \(0 from cache, ([\d.]+)s\) in ([\d.]+)s$", result.stdout.strip()
+    )
+    assert match, result.stdout
+    embedding, total = float(match[1]), float(match[2])
+    assert 0.6 <= embedding <= total
+    lines = result.stderr.splitlines()
+    assert "indexing 4/4 files (100%)" in " ".join(lines)
+    assert any(re.fullmatch(r"embedding 4/4 chunks \(100%\), [\d.]+ chunks/s", x) for x in lines), (
+        lines
+    )
+    quiet = run(["index", "--force", "-q", "-w", str(workspace), *_provider_sets(fake_server.url)])
+    assert quiet.stderr == ""
 
 
 # -- search --------------------------------------------------------------------------------------

@@ -26,7 +26,9 @@ from typing import Any, TypeVar
 
 from memdir.config import Config, load_config, mapping_setting
 from memdir.embed import Embedder, EmbedderSelection, EmbeddingSettings, select_embedder
+from memdir.embed.breaker import CircuitBreaker
 from memdir.embed.fill import FillReport, fill_vectors
+from memdir.embed.http import time_budget
 from memdir.errors import EmbeddingError, NotFoundError, StorageError, UsageError, WorkspaceError
 from memdir.index import Index, Progress, SyncReport, sync_index
 from memdir.index.store import is_corruption
@@ -42,6 +44,7 @@ log = logging.getLogger(__name__)
 
 _SEARCH_LOCK_WAIT_S = 2.0
 _SYNC_LOCK_WAIT_S = 600.0
+_CLOSE_FILL_WAIT_S = 0.5  # then a background fill still waiting on its provider closes up itself
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +133,10 @@ class Memory:
         self._vector_error: str | None = None
         self._last_fill: FillReport | None = None
         self._fill_thread: threading.Thread | None = None
+        self._fill_stop = threading.Event()  # set by close(): fills end after their batch
+        self._fill_lock = threading.Lock()
+        self._fill_running = False
+        self._close_after_fill = False
         self.redactor = Redactor(
             build_patterns(
                 disable=self.config["redact.disable"],
@@ -141,13 +148,26 @@ class Memory:
 
     # -- lifecycle -------------------------------------------------------------------------
     def close(self) -> None:
-        """Stop any watcher and close the index. Safe to call twice."""
+        """Stop any watcher and close the index. Safe to call twice.
+
+        Never waits long on a background fill: one still waiting on its provider after a
+        moment stops after its request and closes the index itself (its thread is a daemon, so
+        it never holds up the end of the process either).
+        """
         if self._closed:
             return
         self._closed = True
+        self._fill_stop.set()
         self.stop_watching()
         if self._fill_thread is not None:
-            self._fill_thread.join()
+            self._fill_thread.join(_CLOSE_FILL_WAIT_S)
+        with self._fill_lock:
+            if self._fill_running:
+                self._close_after_fill = True
+                return
+        self._release()
+
+    def _release(self) -> None:
         # Hosted embedders hold an HTTP connection pool; packaged local models are shared
         # across Memory objects (see _select_shared) and an embedder given by the caller
         # belongs to the caller, so neither is closed here.
@@ -213,7 +233,7 @@ class Memory:
         finally:
             self.index.lock.release()
         if embed:
-            fill = self._fill(progress=progress)
+            fill = self._fill(progress=progress, stop=self._fill_stop)
             if fill is not None:
                 report.vectors = fill.to_dict()
         return report
@@ -240,14 +260,33 @@ class Memory:
             return texts
         return [self._redactor.redact(t) for t in texts]
 
+    def _breaker(self) -> CircuitBreaker | None:
+        """The circuit breaker of the embedder in use (hosted providers have one)."""
+        breaker = getattr(self._embedder, "breaker", None)
+        return breaker if isinstance(breaker, CircuitBreaker) else None
+
+    def _paused(self) -> str | None:
+        """Why the embedder is not called right now (its provider failed recently), if so."""
+        breaker = self._breaker()
+        return breaker.describe() if breaker is not None and breaker.paused() else None
+
     def _fill(
-        self, *, progress: Progress | None = None, max_chunks: int | None = None
+        self,
+        *,
+        progress: Progress | None = None,
+        max_chunks: int | None = None,
+        stop: threading.Event | None = None,
     ) -> FillReport | None:
         embedder = self.embedder()
         if embedder is None:
             return None
         report = fill_vectors(
-            self.index, embedder, prepare=self._prepare, progress=progress, max_chunks=max_chunks
+            self.index,
+            embedder,
+            prepare=self._prepare,
+            progress=progress,
+            max_chunks=max_chunks,
+            stop=stop,
         )
         self._last_fill = report
         self._vector_error = report.error
@@ -257,14 +296,22 @@ class Memory:
         return report
 
     def _fill_in_background(self) -> None:
-        if self._fill_thread is not None and self._fill_thread.is_alive():
-            return
+        with self._fill_lock:
+            if self._fill_running or self._closed:
+                return
+            self._fill_running = True
 
         def run() -> None:
             try:
-                self._fill()
+                self._fill(stop=self._fill_stop)
             except Exception:  # the next sync retries; never kill the caller's process
                 log.exception("background embedding failed")
+            finally:
+                with self._fill_lock:
+                    self._fill_running = False
+                    release = self._close_after_fill
+                if release:  # close() left the index open for this fill
+                    self._release()
 
         self._fill_thread = threading.Thread(target=run, name="memdir-embed", daemon=True)
         self._fill_thread.start()
@@ -273,6 +320,9 @@ class Memory:
         embedder = self.embedder()
         if embedder is None:
             return None, self._embedder_reason
+        paused = self._paused()
+        if paused is not None:
+            return None, paused
         self._matrix.refresh(self.index)
         if self._matrix.count == 0:
             return None, self._vector_error or "no chunk has been embedded yet"
@@ -353,17 +403,20 @@ class Memory:
         return self._refresh_vectors()
 
     def _refresh_vectors(self) -> list[str]:
-        """Embed a few new chunks now; leave a large backlog to a background thread."""
-        if self.settings.mode == "keyword" or self.embedder() is None:
+        """Embed a few new chunks now, within ``embedding.timeout_s``; leave a large backlog to
+        a background thread. Nothing is sent to a provider its circuit breaker has paused (the
+        search then says so)."""
+        if self.settings.mode == "keyword" or self.embedder() is None or self._paused():
             return []
         missing = self.index.count_missing_vectors()
         if missing == 0:
             return []
         limit = self.config["embedding.sync_limit"]
         if missing <= limit:
-            self._fill(max_chunks=limit)
+            with time_budget(self.embedding_settings.timeout_s):
+                self._fill(max_chunks=limit)
             missing = self.index.count_missing_vectors()
-            if missing == 0:
+            if missing == 0 or self._paused():
                 return []
         self._fill_in_background()
         return [
@@ -486,6 +539,7 @@ class Memory:
         counts = self.index.counts()
         vstate = self.index.vector_state()
         embedder = self._embedder
+        breaker = self._breaker()
         return {
             "workspace": str(self.config.workspace),
             "index_path": str(self.index.path),
@@ -505,8 +559,12 @@ class Memory:
                 "cache_entries": self.index.cache_size(),
                 "cache_max_entries": self.config["embedding.cache_max_entries"],
                 "matrix_bytes": self._matrix.nbytes,
-                "degraded": self._vector_error or (None if embedder else self._embedder_reason),
+                "degraded": self._paused()
+                or self._vector_error
+                or (None if embedder else self._embedder_reason),
                 "last_fill": self._last_fill.to_dict() if self._last_fill else None,
+                # closed / open / half-open, failures in a row, last error, next retry (UTC)
+                "breaker": breaker.to_dict() if breaker is not None else None,
             },
             "dirty": self._dirty,
             "watching": bool(self._watcher is not None and self._watcher.alive),

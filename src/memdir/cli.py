@@ -16,6 +16,7 @@ import signal
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import wraps
@@ -31,7 +32,7 @@ from rich.table import Table
 from memdir import __version__
 from memdir.api import Memory
 from memdir.config import CONFIG_FILENAME, SETTINGS, STATE_DIRNAME
-from memdir.errors import MemdirError, UsageError, WorkspaceError
+from memdir.errors import EmbeddingError, MemdirError, UsageError, WorkspaceError
 from memdir.index import SyncReport
 from memdir.search import MODES, SearchResponse
 
@@ -242,9 +243,46 @@ def _copy_sample(ws: Path) -> list[Path]:
     return created
 
 
+_PHASES = {
+    "scan": ("Scanning", "files"),
+    "index": ("Indexing", "files"),
+    "embed": ("Embedding", "chunks"),
+}
+_PROGRESS_EVERY_S = 5.0
+"""Seconds between the plain progress lines printed when stderr is not a terminal."""
+
+
+class _ProgressLines:
+    """Progress as plain stderr lines (for logs and pipes), at most every few seconds.
+
+    A phase that takes longer than that also gets a last line when it completes.
+    """
+
+    def __init__(self) -> None:
+        self.phase = ""
+        self.started = self.last = self.seen = time.monotonic()
+        self.printed = False
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        now = time.monotonic()
+        if phase != self.phase:  # a phase starts when the previous one reported last
+            self.phase, self.started, self.last, self.printed = phase, self.seen, self.seen, False
+        self.seen = now
+        finished = done >= total and self.printed
+        if now - self.last < _PROGRESS_EVERY_S and not finished:
+            return
+        self.last, self.printed = now, True
+        label, unit = _PHASES.get(phase, (phase.capitalize(), "items"))
+        rate = done / (now - self.started) if now > self.started else 0.0
+        percent = f" ({100 * done // total}%)" if total else ""
+        click.echo(f"{label.lower()} {done}/{total} {unit}{percent}, {rate:.1f} {unit}/s", err=True)
+
+
 def _run_sync(mem: Memory, *, force: bool, quiet: bool) -> SyncReport:
-    if quiet or not err.is_terminal:
+    if quiet:
         return mem.sync(force=force)
+    if not err.is_terminal:
+        return mem.sync(force=force, progress=_ProgressLines())
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -257,42 +295,81 @@ def _run_sync(mem: Memory, *, force: bool, quiet: bool) -> SyncReport:
 
         def progress(phase: str, done: int, total: int) -> None:
             if phase not in tasks:
-                tasks[phase] = bar.add_task(
-                    {
-                        "scan": "Scanning",
-                        "index": "Indexing files",
-                        "embed": "Embedding chunks",
-                    }.get(phase, phase),
-                    total=total,
-                )
+                label, unit = _PHASES.get(phase, (phase, ""))
+                tasks[phase] = bar.add_task(f"{label} {unit}".strip(), total=total)
             bar.update(tasks[phase], completed=done, total=total)
 
         return mem.sync(force=force, progress=progress)
 
 
+def _embedding_failure(mem: Memory, report: SyncReport) -> str | None:
+    """What went wrong with embedding in this sync, in words, or None."""
+    info = mem.status()["embedding"]
+    vectors = report.vectors
+    if vectors is None:
+        if mem.embedding_settings.provider in ("none", "auto") or mem.embedder() is not None:
+            return None
+        return f"no vectors: {info['degraded']}; keyword search only"
+    if vectors["error"] is None:
+        return None
+    return (
+        f"embedding with {vectors['provider']} failed: {vectors['error']}; "
+        f"{vectors['remaining']} chunks are left without vectors (keyword search still finds "
+        "them; `memdir index` tries again)"
+    )
+
+
 @cli.command()
 @click.option("--force", is_flag=True, help="Rebuild the index from scratch.")
-@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+@click.option(
+    "-q", "--quiet", is_flag=True, help="No progress (a bar on a terminal, else a line every 5 s)."
+)
+@click.option("--strict", is_flag=True, help="Exit with code 5 if any chunk could not be embedded.")
 @json_option
 @common_options
-def index(force: bool, quiet: bool, as_json: bool) -> None:
-    """Index the workspace (only changed files, unless --force).
+def index(force: bool, quiet: bool, strict: bool, as_json: bool) -> None:
+    """Index the workspace (only changed files, unless --force), then embed new chunks.
+
+    If embedding fails, the text index is still updated and a warning names the provider, the
+    cause and the chunks left without vectors (`--json`: under "vectors"); `--strict` makes
+    that an error.
 
     \b
     Example:
       memdir index --force
     """
+    started = time.perf_counter()
     with _open() as mem:
         report = _run_sync(mem, force=force, quiet=quiet or as_json)
-        if as_json:
-            _emit_json(report.to_dict())
-            return
+        seconds = time.perf_counter() - started
+        failure = _embedding_failure(mem, report)
+    if as_json:
+        _emit_json(
+            {
+                **report.to_dict(),
+                "seconds_total": round(seconds, 3),
+                "vectors": report.vectors,
+                "embedding_failure": failure,
+            }
+        )
+    else:
         _warn([str(p) for p in report.problems])
         what = "rebuilt" if report.full_rebuild else "updated"
-        click.echo(
-            f"Index {what}: {report.files_total} files ({report.files_indexed} indexed, {report.files_unchanged} unchanged, "
-            f"{report.files_removed} removed), {report.chunks_written} chunks written in {report.seconds:.2f}s"
+        summary = (
+            f"Index {what}: {report.files_total} files ({report.files_indexed} indexed, "
+            f"{report.files_unchanged} unchanged, {report.files_removed} removed), "
+            f"{report.chunks_written} chunks written"
         )
+        if report.vectors is not None:
+            summary += (
+                f", {report.vectors['embedded']} embedded ({report.vectors['from_cache']} from "
+                f"cache, {report.vectors['seconds']:.2f}s)"
+            )
+        click.echo(f"{summary} in {seconds:.2f}s")
+    if failure is not None:
+        if strict:
+            raise EmbeddingError(failure)
+        _warn([failure])
 
 
 @cli.command()

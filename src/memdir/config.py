@@ -310,7 +310,7 @@ SETTINGS: tuple[Setting, ...] = (
         "embedding.timeout_s",
         60.0,
         float,
-        "Timeout for one embedding request, in seconds.",
+        "Timeout for one embedding request, and for a search's query embedding in all (retries included), in seconds.",
         _at_least(0.1),
     ),
     Setting(

@@ -1,9 +1,11 @@
 """A real HTTP server on 127.0.0.1 that each test scripts, speaking whatever wire format the
-test needs, and a helper that aims hosted embedders at it without sleeping between retries."""
+test needs, a helper that aims hosted embedders at it without sleeping between retries, and a
+silent server that accepts connections and never answers (a hung provider)."""
 
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from collections import deque
@@ -103,6 +105,43 @@ class FakeServer:
                 pass
 
         return _Handler
+
+
+class SilentServer:
+    """Accepts every connection on 127.0.0.1 and never reads or answers: a hung provider.
+
+    ``connections`` counts the connections accepted so far.
+    """
+
+    def __init__(self) -> None:
+        self._sock = socket.create_server(("127.0.0.1", 0))
+        self._sock.settimeout(0.05)
+        self._held: list[socket.socket] = []
+        self._stop = threading.Event()
+        self.url = f"http://127.0.0.1:{self._sock.getsockname()[1]}"
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+        self._thread.start()
+
+    @property
+    def connections(self) -> int:
+        return len(self._held)
+
+    def _accept(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self._sock.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            self._held.append(conn)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join()
+        self._sock.close()
+        for conn in self._held:
+            conn.close()
 
 
 def fake_vector(text: str) -> list[float]:

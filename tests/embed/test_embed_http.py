@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import socket
+import time
 
 import httpx
 import pytest
 
+from memdir.embed.breaker import OutOfTime, ProviderFailure
 from memdir.embed.http import (
     JsonClient,
     RetryPolicy,
+    describe_status,
     error_message,
     is_quota_exhausted,
     retry_delay,
+    time_budget,
 )
 from memdir.errors import EmbeddingError, ProviderUnavailable
 
@@ -57,7 +61,10 @@ class TestRetries:
 
     def test_gives_up_after_three_retries(self, server: FakeServer, hosted: Hosted) -> None:
         server.handler = lambda seen: _error(503, "overloaded")
-        with pytest.raises(EmbeddingError, match=r"openai .*HTTP 503 after 4 attempts: overloaded"):
+        with pytest.raises(
+            EmbeddingError,
+            match=r"openai .*HTTP 503 \(service unavailable\) after 4 attempts: overloaded",
+        ):
             hosted("openai").embed_documents(["hello"])
         assert len(server.requests) == 4
         assert hosted.waits == [0.5, 1.0, 2.0]
@@ -115,8 +122,8 @@ class TestRetries:
 class TestTimeouts:
     def test_one_timeout_is_retried(self, server: FakeServer, hosted: Hosted) -> None:
         server.script(Reply({}, delay_s=0.6), openai_reply)
-        vector = hosted("openai", timeout_s=0.15).embed_query("hello")
-        assert vector.shape == (4,)
+        vectors = hosted("openai", timeout_s=0.15).embed_documents(["hello"])
+        assert vectors.shape == (1, 4)
         assert hosted.waits == [0.5]
 
     def test_second_timeout_fails(self, server: FakeServer, hosted: Hosted) -> None:
@@ -124,8 +131,42 @@ class TestTimeouts:
         with pytest.raises(
             EmbeddingError, match=r"openai embeddings timed out after 0\.15s \(2 attempt"
         ):
-            hosted("openai", timeout_s=0.15).embed_query("hello")
+            hosted("openai", timeout_s=0.15).embed_documents(["hello"])
         assert len(server.requests) == 2
+
+    def test_a_query_takes_at_most_the_timeout_in_all(
+        self, server: FakeServer, hosted: Hosted
+    ) -> None:
+        # Issue #9: a query's timeout was per attempt and retried, so a silent provider held a
+        # search for twice the timeout (and 2 x 120 s for the batch a search embedded itself).
+        server.script(Reply({}, delay_s=0.6), openai_reply)
+        started = time.monotonic()
+        with pytest.raises(ProviderFailure, match=r"timed out after 0\.3s \(1 attempt"):
+            hosted("openai", timeout_s=0.3).embed_query("hello")
+        assert time.monotonic() - started < 0.55
+        assert len(server.requests) == 1
+
+    def test_a_query_stops_retrying_when_its_time_is_up(self, hosted: Hosted) -> None:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        embedder = hosted("openai", base_url=f"http://127.0.0.1:{port}", timeout_s=0.8)
+        with pytest.raises(ProviderFailure, match="cannot reach openai"):
+            embedder.embed_query("hello")
+        assert hosted.waits == [0.5]  # the next wait (1 s) would end after the 0.8 s
+
+    def test_no_request_starts_once_a_time_budget_is_spent(
+        self, server: FakeServer, hosted: Hosted
+    ) -> None:
+        server.handler = lambda seen: Reply(openai_reply(seen).body, delay_s=0.3)
+        embedder = hosted("openai", timeout_s=5.0)
+        with time_budget(0.2):
+            assert embedder.embed_documents(["first"]).shape == (1, 4)
+            with pytest.raises(OutOfTime, match="time budget is spent"):
+                embedder.embed_documents(["second"])
+        assert len(server.requests) == 1
+        assert embedder.breaker.state == "closed"  # the budget ran out, not the provider
+        assert embedder.embed_documents(["third"]).shape == (1, 4)
 
     def test_documents_use_the_batch_timeout(self, server: FakeServer, hosted: Hosted) -> None:
         server.handler = lambda seen: Reply({}, delay_s=0.6)
@@ -134,6 +175,31 @@ class TestTimeouts:
 
 
 class TestErrors:
+    @pytest.mark.parametrize(
+        ("status", "label", "hint_word"),
+        [
+            (429, "rate limited", "rate-limiting"),
+            (500, "internal server error", "failed on its side"),
+            (502, "bad gateway", "proxy"),
+            (503, "service unavailable", "overloaded"),
+            (504, "gateway timeout", "too slow"),
+            (507, "server error", "on its side"),
+        ],
+    )
+    def test_each_status_is_described_for_what_it_is(
+        self, server: FakeServer, hosted: Hosted, status: int, label: str, hint_word: str
+    ) -> None:
+        # Issue #9: HTTP 500 was described as "overloaded or rate-limiting".
+        server.handler = lambda seen: _error(status, "nope")
+        with pytest.raises(
+            ProviderFailure, match=rf"HTTP {status} \({label}\) after 1 attempts"
+        ) as info:
+            hosted("openai", retry=RetryPolicy(max_retries=0)).embed_documents(["hello"])
+        assert info.value.hint and hint_word in info.value.hint
+        assert describe_status(status) == (label, info.value.hint)
+        if status != 503:
+            assert "overloaded" not in str(info.value)
+
     def test_401_is_provider_unavailable_with_key_hint(
         self, server: FakeServer, hosted: Hosted
     ) -> None:

@@ -130,11 +130,19 @@ def test_timeouts_reach_the_provider(server: FakeServer, build: Build) -> None:
     settings = EmbeddingSettings(
         provider="ollama", base_url=server.url, timeout_s=0.1, batch_timeout_s=0.15, max_retries=0
     )
-    embedder = build(settings, {})
     with pytest.raises(EmbeddingError, match=r"timed out after 0\.1s"):
-        embedder.embed_query("q")
+        build(settings, {}).embed_query("q")
     with pytest.raises(EmbeddingError, match=r"timed out after 0\.15s"):
-        embedder.embed_documents(["d"])
+        build(settings, {}).embed_documents(["d"])
+
+
+def test_batch_timeout_defaults_to_the_configured_timeout(server: FakeServer, build: Build) -> None:
+    # Issue #9: with timeout_s=5 a batch request still waited a hard-coded 120 s.
+    server.handler = lambda seen: Reply({}, delay_s=0.5)
+    settings = EmbeddingSettings(provider="ollama", base_url=server.url, timeout_s=0.1)
+    assert settings.batch_timeout_s == 0.1
+    with pytest.raises(EmbeddingError, match=r"timed out after 0\.1s"):
+        build(settings, {}).embed_documents(["d"])
 
 
 def test_ollama_needs_no_key(build: Build) -> None:

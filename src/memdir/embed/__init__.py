@@ -23,7 +23,8 @@ from memdir.embed.base import (
     truncate_utf8,
     utf8_len,
 )
-from memdir.embed.http import JsonClient, RetryPolicy, retry_delay
+from memdir.embed.breaker import CircuitBreaker, OutOfTime, ProviderFailure, ProviderPaused
+from memdir.embed.http import JsonClient, RetryPolicy, retry_delay, time_budget
 from memdir.embed.local import PACKAGED_MODELS, LocalEmbedder, create_local_embedder
 from memdir.embed.providers import (
     HOSTED_PROVIDERS,
@@ -51,6 +52,7 @@ __all__ = [
     "HOSTED_PROVIDERS",
     "PACKAGED_MODELS",
     "PROVIDER_IDS",
+    "CircuitBreaker",
     "Embedder",
     "EmbedderSelection",
     "EmbeddingSettings",
@@ -60,6 +62,9 @@ __all__ = [
     "LocalEmbedder",
     "OllamaEmbedder",
     "OpenAIEmbedder",
+    "OutOfTime",
+    "ProviderFailure",
+    "ProviderPaused",
     "RetryPolicy",
     "Vector",
     "Vectors",
@@ -74,6 +79,7 @@ __all__ = [
     "provider_key",
     "retry_delay",
     "select_embedder",
+    "time_budget",
     "truncate_utf8",
     "utf8_len",
 ]

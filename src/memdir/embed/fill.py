@@ -5,12 +5,13 @@ embedding cache by ``(provider key, content hash)``; only the misses are sent to
 so unchanged text is never embedded twice — not after an edit elsewhere in the file, not after a
 full rebuild. Each batch is written in its own transaction under the writer lock, so keyword
 search keeps answering while a large backlog is embedded, and whatever was not embedded (the
-provider failed, or ``max_chunks`` was reached) is picked up by the next fill.
+provider failed, ``max_chunks`` was reached, or ``stop`` was set) is picked up by the next fill.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,6 +38,9 @@ def decode_vector(blob: bytes) -> np.ndarray:
 
 @dataclass(slots=True)
 class FillReport:
+    """What one fill did; ``error`` says why it stopped early, ``remaining`` what is left."""
+
+    provider: str = ""
     embedded: int = 0
     from_cache: int = 0
     remaining: int = 0
@@ -46,6 +50,7 @@ class FillReport:
 
     def to_dict(self) -> dict[str, object]:
         return {
+            "provider": self.provider,
             "embedded": self.embedded,
             "from_cache": self.from_cache,
             "remaining": self.remaining,
@@ -78,11 +83,13 @@ def fill_vectors(
     max_chunks: int | None = None,
     lock_timeout: float = 30.0,
     progress: Callable[[str, int, int], None] | None = None,
+    stop: threading.Event | None = None,
 ) -> FillReport:
     """Embed chunks that have no vector. ``prepare`` transforms texts before they are sent
-    (e.g. secret redaction for hosted providers); the cache is keyed by the original text."""
+    (e.g. secret redaction for hosted providers); the cache is keyed by the original text.
+    ``stop``, once set, ends the fill after the batch in progress."""
     started = time.perf_counter()
-    report = FillReport()
+    report = FillReport(provider=f"{embedder.provider}/{embedder.model}")
     key = provider_key(embedder)
     if not index.lock.acquire(timeout=lock_timeout):
         report.error = "index is busy (another process is writing)"
@@ -96,6 +103,8 @@ def fill_vectors(
         dims = index.vector_state().dims
         done = 0
         while max_chunks is None or done < max_chunks:
+            if stop is not None and stop.is_set():
+                break
             want = batch_size if max_chunks is None else min(batch_size, max_chunks - done)
             rows = index.chunks_missing_vectors(want)
             if not rows:

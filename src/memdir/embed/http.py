@@ -9,11 +9,21 @@ Retries (spec §5.3, with fixes)
       quota", …) fails at once: waiting seconds will not bring a quota back (upstream retried
       such 429s forever).
 
+Time limits
+    * Each request waits at most ``batch_timeout_s`` (documents) or ``timeout_s`` (a query).
+    * A query takes at most ``timeout_s`` in all, retries and waits included: a search must
+      not wait longer than that on its vector half.
+    * Inside :func:`time_budget` (e.g. the few chunks a search embeds itself) no request or
+      retry starts once the budget is spent; a request refused so raises ``OutOfTime``.
+
 Failures
     * 401 / 403 → :class:`~memdir.errors.ProviderUnavailable` with a hint about the key.
-    * Any other non-2xx → :class:`~memdir.errors.EmbeddingError` naming the provider, the status
-      and the server's own error message (OpenAI, Gemini, Voyage, Mistral and Ollama shapes).
-    * A 2xx whose body is not JSON → ``EmbeddingError("malformed response from <provider>: …")``.
+    * Timeouts, connection errors, 429 and 5xx once retries run out, and a 2xx whose body is
+      not JSON → :class:`~memdir.embed.breaker.ProviderFailure` (an
+      :class:`~memdir.errors.EmbeddingError` that opens the provider's circuit breaker), naming
+      the provider, the status and what it means, and the server's own error message.
+    * Any other non-2xx → :class:`~memdir.errors.EmbeddingError` (the provider is up but refused
+      the request).
 
 Secrets never reach logs or messages: only the URL path and status are logged.
 """
@@ -25,20 +35,25 @@ import json
 import logging
 import random
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import httpx
 
+from memdir.embed.breaker import OutOfTime, ProviderFailure
 from memdir.errors import EmbeddingError, ProviderUnavailable
 
 __all__ = [
     "JsonClient",
     "RetryPolicy",
+    "describe_status",
     "error_message",
     "is_quota_exhausted",
     "retry_delay",
+    "time_budget",
 ]
 
 logger = logging.getLogger(__name__)
@@ -53,6 +68,36 @@ _QUOTA_MARKERS = (
     "credit balance",
 )
 _MAX_MESSAGE_CHARS = 300
+_STATUS_MEANING = {
+    429: ("rate limited", "the provider is rate-limiting requests; try again later"),
+    500: ("internal server error", "the provider failed on its side; try again later"),
+    502: ("bad gateway", "a proxy in front of the provider got no valid answer from it"),
+    503: ("service unavailable", "the provider is down or overloaded; try again later"),
+    504: ("gateway timeout", "the provider is too slow to answer its proxy; try again later"),
+}
+_deadline: ContextVar[float | None] = ContextVar("memdir_embed_deadline", default=None)
+
+
+@contextmanager
+def time_budget(seconds: float) -> Iterator[None]:
+    """No request or retry starts in this block more than ``seconds`` after entering it
+    (nested budgets: the tighter wins); each request still gets its own timeout, so the block
+    ends within ``seconds`` plus one timeout. A request refused raises
+    :class:`~memdir.embed.breaker.OutOfTime`."""
+    deadline = time.monotonic() + seconds
+    outer = _deadline.get()
+    token = _deadline.set(deadline if outer is None else min(outer, deadline))
+    try:
+        yield
+    finally:
+        _deadline.reset(token)
+
+
+def describe_status(status: int) -> tuple[str, str]:
+    """What a retryable HTTP status (429, 5xx) means from an embedding provider: (label, hint)."""
+    if status in _STATUS_MEANING:
+        return _STATUS_MEANING[status]
+    return "server error", "the provider reported an error on its side; try again later"
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +191,7 @@ class JsonClient:
 
     ``sleep`` and ``rand`` are injectable so tests can record the waits instead of sleeping.
     The client owns an :class:`httpx.Client`; call :meth:`close` (or use ``with``) when done.
+    ``batch_timeout_s`` defaults to ``timeout_s``.
     """
 
     def __init__(
@@ -155,7 +201,7 @@ class JsonClient:
         base_url: str,
         headers: Mapping[str, str],
         timeout_s: float = 60.0,
-        batch_timeout_s: float = 120.0,
+        batch_timeout_s: float | None = None,
         retry: RetryPolicy | None = None,
         sleep: Callable[[float], None] = time.sleep,
         rand: Callable[[], float] = random.random,
@@ -164,7 +210,7 @@ class JsonClient:
         self.provider = provider
         self.base_url = base_url.rstrip("/")
         self.timeout_s = timeout_s
-        self.batch_timeout_s = batch_timeout_s
+        self.batch_timeout_s = timeout_s if batch_timeout_s is None else batch_timeout_s
         self.retry = retry or RetryPolicy()
         self._sleep = sleep
         self._rand = rand
@@ -199,35 +245,56 @@ class JsonClient:
     def send(self, path: str, payload: Mapping[str, object], *, batch: bool) -> httpx.Response:
         """POST with retries; return the final response, whatever its status.
 
-        Raises :class:`EmbeddingError` when retries or timeouts run out, or on exhausted quota.
+        Raises :class:`~memdir.embed.breaker.ProviderFailure` when retries or timeouts run out,
+        or on exhausted quota, and :class:`~memdir.embed.breaker.OutOfTime` when the
+        :func:`time_budget` is spent before the request starts.
         """
         url = self.url(path)
         timeout = self.batch_timeout_s if batch else self.timeout_s
+        budget = _deadline.get()
+        # A query's own limit is total: one timeout_s for all attempts and waits.
+        own = None if batch else time.monotonic() + self.timeout_s
+        if budget is not None and time.monotonic() >= budget:
+            raise self._out_of_time(path)
         attempt = timeouts = 0
         while True:
-            last = attempt >= self.retry.max_retries
-            retry_after: float | None = None
+            limit = timeout if own is None else max(own - time.monotonic(), 1e-3)
             try:
-                response = self._client.post(url, json=payload, timeout=timeout)
+                response = self._client.post(url, json=payload, timeout=limit)
             except httpx.TimeoutException as exc:
                 timeouts += 1
-                if last or timeouts > self.retry.max_timeout_retries:
+                wait = self._wait_s(attempt, None)
+                if (
+                    attempt >= self.retry.max_retries
+                    or timeouts > self.retry.max_timeout_retries
+                    or self._past(wait, own, budget)
+                ):
                     raise self._timeout_error(path, timeout, timeouts) from exc
-                reason = f"timed out after {timeout:g}s"
+                reason = f"timed out after {limit:g}s"
             except httpx.TransportError as exc:
-                if last:
+                wait = self._wait_s(attempt, None)
+                if attempt >= self.retry.max_retries or self._past(wait, own, budget):
                     raise self._transport_error(exc, attempt) from exc
                 reason = f"{type(exc).__name__}: {exc}"
             else:
                 retryable = _is_retryable(response)
                 if retryable and is_quota_exhausted(response):
                     raise self._quota_error(response)
-                if last or not retryable:
+                if not retryable:
+                    return response
+                wait = self._wait_s(attempt, _retry_after_s(response))
+                if attempt >= self.retry.max_retries or self._past(wait, own, budget):
+                    response.extensions["memdir_attempts"] = attempt + 1
                     return response
                 reason = f"HTTP {response.status_code}"
-                retry_after = _retry_after_s(response)
-            self._pause(path, reason, attempt, self._wait_s(attempt, retry_after))
+            self._pause(path, reason, attempt, wait)
             attempt += 1
+
+    @staticmethod
+    def _past(wait: float, own: float | None, budget: float | None) -> bool:
+        """Would a retry after ``wait`` seconds start too late?"""
+        later = time.monotonic() + wait
+        return any(end is not None and later >= end for end in (own, budget))
 
     def raise_for_status(self, response: httpx.Response) -> None:
         """Raise the memdir error matching a non-2xx ``response``; do nothing for 2xx."""
@@ -241,10 +308,11 @@ class JsonClient:
                 hint=f"check the {self.provider} API key and that it may use this model",
             )
         if _is_retryable(response):
-            raise EmbeddingError(
-                f"{self.provider} embeddings failed with HTTP {status} after "
-                f"{self.retry.max_retries + 1} attempts: {message}",
-                hint="the provider is overloaded or rate-limiting; try again later",
+            label, hint = describe_status(status)
+            raise ProviderFailure(
+                f"{self.provider} embeddings failed with HTTP {status} ({label}) after "
+                f"{response.extensions.get('memdir_attempts', 1)} attempts: {message}",
+                hint=hint,
             )
         raise EmbeddingError(f"{self.provider} embeddings failed with HTTP {status}: {message}")
 
@@ -254,7 +322,7 @@ class JsonClient:
             body: object = json.loads(response.content)
         except ValueError as exc:
             snippet = " ".join(response.text[:80].split())
-            raise EmbeddingError(
+            raise ProviderFailure(
                 f"malformed response from {self.provider}: body is not JSON ({snippet!r})"
             ) from exc
         return body
@@ -278,23 +346,29 @@ class JsonClient:
         )
         self._sleep(wait)
 
-    def _timeout_error(self, path: str, timeout: float, count: int) -> EmbeddingError:
-        return EmbeddingError(
+    def _timeout_error(self, path: str, timeout: float, count: int) -> ProviderFailure:
+        return ProviderFailure(
             f"{self.provider} embeddings timed out after {timeout:g}s ({count} attempt(s), {path})",
             hint="the provider is slow or unreachable; raise the embedding timeout or try later",
         )
 
-    def _transport_error(self, exc: httpx.TransportError, retries: int) -> EmbeddingError:
-        return EmbeddingError(
+    def _transport_error(self, exc: httpx.TransportError, retries: int) -> ProviderFailure:
+        return ProviderFailure(
             f"cannot reach {self.provider} at {self.base_url} after {retries + 1} attempt(s): "
             f"{type(exc).__name__}: {exc}",
             hint="check the base URL and that the server is running and reachable",
         )
 
-    def _quota_error(self, response: httpx.Response) -> EmbeddingError:
-        return EmbeddingError(
+    def _quota_error(self, response: httpx.Response) -> ProviderFailure:
+        return ProviderFailure(
             f"{self.provider} quota exhausted (HTTP 429): {error_message(response)}",
             hint=f"check the plan and billing of the {self.provider} account; not retried",
+        )
+
+    def _out_of_time(self, path: str) -> OutOfTime:
+        return OutOfTime(
+            f"{self.provider} embedding request ({path}) not sent: its time budget is spent",
+            hint="the rest is embedded later, in the background or by `memdir index`",
         )
 
 

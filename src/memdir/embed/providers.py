@@ -30,6 +30,7 @@ from memdir.embed.base import (
     to_valid_utf8,
     truncate_utf8,
 )
+from memdir.embed.breaker import CircuitBreaker, ProviderFailure
 from memdir.embed.http import JsonClient, RetryPolicy
 from memdir.errors import ConfigError, EmbeddingError
 
@@ -161,6 +162,7 @@ class HostedEmbedder:
 
     Subclasses override :meth:`_embed_texts` (and :meth:`_embed_one_query` when queries use
     another endpoint). Use as a context manager, or call :meth:`close`, to free connections.
+    Every call goes through the instance's :attr:`breaker` (see :mod:`memdir.embed.breaker`).
     """
 
     provider: str
@@ -179,7 +181,7 @@ class HostedEmbedder:
         headers: Mapping[str, str] | None = None,
         dimensions: int | None = None,
         timeout_s: float = 60.0,
-        batch_timeout_s: float = 120.0,
+        batch_timeout_s: float | None = None,
         retry: RetryPolicy | None = None,
         sleep: Callable[[float], None] = time.sleep,
         rand: Callable[[], float] = random.random,
@@ -199,6 +201,8 @@ class HostedEmbedder:
         self._extra_headers = dict(headers or {})
         self._dims = dimensions
         self.query_prefix, self.document_prefix = self._task_prefixes()
+        self.breaker = CircuitBreaker(spec.id)
+        """Pauses calls to this provider for a while after it failed."""
         self._http = JsonClient(
             provider=spec.id,
             base_url=url,
@@ -247,16 +251,18 @@ class HostedEmbedder:
         rows: Rows = []
         for group in batch_by_bytes(prepared, BATCH_MAX_BYTES, self.max_items):
             batch = [prepared[i] for i in group]
-            got = self._embed_texts(batch)
-            self._check_rows(got, len(batch))
+            with self.breaker.guard():
+                got = self._embed_texts(batch)
+                self._check_rows(got, len(batch))
             rows.extend(got)
         return self._to_array(rows)
 
     def embed_query(self, text: str) -> Vector:
-        """Embed one search query."""
+        """Embed one search query; at most ``timeout_s`` in all, retries included."""
         check_not_blank([text])
-        row = self._embed_one_query(self._prepare(self.query_prefix, text))
-        self._check_rows([row], 1)
+        with self.breaker.guard():
+            row = self._embed_one_query(self._prepare(self.query_prefix, text))
+            self._check_rows([row], 1)
         vector: Vector = self._to_array([row])[0]
         return vector
 
@@ -275,8 +281,8 @@ class HostedEmbedder:
         """Embed one query; by default the document request with one text."""
         return self._embed_texts([text])[0]
 
-    def _malformed(self, detail: str) -> EmbeddingError:
-        return EmbeddingError(f"malformed response from {self.provider}: {detail}")
+    def _malformed(self, detail: str) -> ProviderFailure:
+        return ProviderFailure(f"malformed response from {self.provider}: {detail}")
 
     def _check_rows(self, rows: Rows, expected: int) -> None:
         if len(rows) != expected:
@@ -460,7 +466,7 @@ def create_hosted_embedder(
     headers: Mapping[str, str] | None = None,
     dimensions: int | None = None,
     timeout_s: float = 60.0,
-    batch_timeout_s: float = 120.0,
+    batch_timeout_s: float | None = None,
     retry: RetryPolicy | None = None,
     sleep: Callable[[float], None] = time.sleep,
     rand: Callable[[], float] = random.random,

@@ -72,7 +72,8 @@ class EmbeddingSettings:
 
     ``model`` blank means the provider's default; ``base_url`` ``None`` or blank means the
     provider's default endpoint; ``dimensions`` asks openai, gemini or voyage for shorter
-    vectors.
+    vectors. ``timeout_s`` bounds each request, and a query in all; ``batch_timeout_s`` (default:
+    ``timeout_s``) bounds each request embedding documents.
     """
 
     provider: str = "local"
@@ -83,7 +84,7 @@ class EmbeddingSettings:
     headers: Mapping[str, str] = field(default_factory=dict, repr=False, hash=False)
     dimensions: int | None = None
     timeout_s: float = 60.0
-    batch_timeout_s: float = 120.0
+    batch_timeout_s: float | None = None
     max_retries: int = 3
     fallback: str = "none"
 
@@ -98,6 +99,8 @@ class EmbeddingSettings:
                 )
         if self.fallback == "auto":
             raise ConfigError("embedding fallback cannot be 'auto'; name a provider")
+        if self.batch_timeout_s is None:
+            object.__setattr__(self, "batch_timeout_s", self.timeout_s)
         for key in ("timeout_s", "batch_timeout_s"):
             if not getattr(self, key) > 0:
                 raise ConfigError(f"embedding {key} must be > 0, not {getattr(self, key)}")
