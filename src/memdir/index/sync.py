@@ -30,6 +30,7 @@ Progress = Callable[[str, int, int], None]
 """Called as ``progress(phase, done, total)``; phases are ``scan``, ``index`` and ``embed``."""
 
 _RACY_NS = 2_000_000_000  # a file modified this close to its indexing time is always re-hashed
+_CONTENT_PROBLEMS = frozenset({"bad-utf8"})  # found by reading a file that is still indexed
 
 
 @dataclass(slots=True)
@@ -100,6 +101,18 @@ class _Syncer:
         self.overlap = overlap
         self.progress = progress or (lambda phase, done, total: None)
         self.report = SyncReport()
+        self._recorded: dict[str, list[Problem]] | None = None
+
+    def _unchanged(self, file: SourceFile) -> None:
+        """Count a file not re-read, keeping the content problems recorded when it was read
+        (bad UTF-8): it still has them, and ``status`` must go on showing them."""
+        self.report.files_unchanged += 1
+        if self._recorded is None:
+            self._recorded = {}
+            for problem in self.index.problems():
+                if problem.kind in _CONTENT_PROBLEMS:
+                    self._recorded.setdefault(problem.path, []).append(problem)
+        self.report.problems.extend(self._recorded.get(file.path, ()))
 
     def run(
         self, conn: sqlite3.Connection | None, rows: Mapping[str, FileRow], *, batch: int
@@ -114,7 +127,7 @@ class _Syncer:
         for n, file in enumerate(found.files, start=1):
             row = rows.get(file.path)
             if _unchanged_by_stat(row, file):
-                self.report.files_unchanged += 1
+                self._unchanged(file)
             else:
                 pending.append(self._prepare(file, row))
                 if len(pending) >= batch:
@@ -134,12 +147,12 @@ class _Syncer:
         rows = self.index.file_rows(touched)
         self.report.problems.extend(found.problems)
         self.report.files_total = self.index.file_count()
-        pending = [
-            self._prepare(f, rows.get(f.path))
-            for f in found.files
-            if not _unchanged_by_stat(rows.get(f.path), f)
-        ]
-        self.report.files_unchanged += len(found.files) - len(pending)
+        pending = []
+        for f in found.files:
+            if _unchanged_by_stat(rows.get(f.path), f):
+                self._unchanged(f)
+            else:
+                pending.append(self._prepare(f, rows.get(f.path)))
         self._write(None, pending, stale=[p for p in gone if p in rows])
         return touched | {p.path for p in found.problems}
 
