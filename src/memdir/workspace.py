@@ -79,6 +79,8 @@ _LOOKALIKES = re.compile(
     "[\u2024\u2025\u2044\u2215\u2216\u29f5\u29f8\ufe52\ufe68\uff0e\uff0f\uff3c]"
 )
 _BINARY_SNIFF = 8192
+# Paths that pass every syntax check unchanged (discovery's fast path; others are checked).
+_PLAIN_PATH = re.compile(r"[\w-][\w .-]*(?:/[\w-][\w .-]*)*", re.ASCII)
 _CITED_LINES = re.compile(r"#L(\d+)(?:-L?(\d+))?$")
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -275,15 +277,40 @@ class OpenFile:
 
 @dataclass(frozen=True, slots=True)
 class _Roots:
-    """Where memory lives, as given (lexical) or as real paths."""
+    """Where memory lives, as given (lexical) or as real paths; the ``*_s`` fields and
+    ``trees`` (``memory/`` and extra folders, each ending in a separator) are the same as
+    strings, since discovery tests every file against them."""
 
     root: Path
-    memory_dirs: tuple[Path, ...]
     extras: tuple[tuple[Path, bool], ...]  # (path, is a folder)
     sessions: Path
+    root_s: str
+    sessions_s: str
+    trees: tuple[str, ...]
+    extra_files: frozenset[str]
 
-    def all(self) -> list[Path]:
-        return [self.root, *(e for e, _ in self.extras), self.sessions]
+    @classmethod
+    def of(
+        cls,
+        root: Path,
+        memory_dirs: tuple[Path, ...],
+        extras: tuple[tuple[Path, bool], ...],
+        sessions: Path,
+    ) -> _Roots:
+        trees = (*memory_dirs, *(e for e, is_dir in extras if is_dir))
+        return cls(
+            root,
+            extras,
+            sessions,
+            str(root),
+            str(sessions),
+            tuple(_as_folder(str(t)) for t in trees),
+            frozenset(str(e) for e, is_dir in extras if not is_dir),
+        )
+
+
+def _as_folder(path: str) -> str:
+    return path if path.endswith(os.sep) else path + os.sep
 
 
 class _Refusal(Exception):
@@ -318,9 +345,9 @@ class Workspace:
         self.allow_hardlinks: bool = config["limits.allow_hardlinks"]
         self.sources: tuple[str, ...] = tuple(config["sources"])
         self.sessions_dir = config.path("sessions.dir")
-        self.extra_paths: tuple[Path, ...] = tuple(
-            dict.fromkeys(Path(os.path.normpath(p)) for p in config.path_list("extra_paths"))
-        )
+        self.extra_paths: tuple[Path, ...] = tuple(dict.fromkeys(config.path_list("extra_paths")))
+        # Compared with normalised paths ("ws/../team" is "team"), so normalised too.
+        self._extras = tuple(dict.fromkeys(Path(os.path.normpath(p)) for p in self.extra_paths))
         self._real: _Roots | None = None
 
     # -- roots ---------------------------------------------------------------------------
@@ -335,8 +362,8 @@ class Workspace:
         return allowed
 
     def _lexical_roots(self) -> _Roots:
-        extras = tuple((e, e.is_dir()) for e in self.extra_paths)
-        return _Roots(self.root, (self.root / "memory",), extras, self.sessions_dir)
+        extras = tuple((e, e.is_dir()) for e in self._extras)
+        return _Roots.of(self.root, (self.root / "memory",), extras, self.sessions_dir)
 
     def _real_roots(self) -> _Roots:
         """The memory roots as real paths, looked up now (links and extra paths may change)."""
@@ -345,7 +372,7 @@ class Workspace:
         for extra in self.extra_paths:
             real = Path(os.path.realpath(extra))
             extras.append((real, real.is_dir()))
-        self._real = _Roots(
+        self._real = _Roots.of(
             self.real_root,
             (memory,) if _inside(memory, self.real_root) else (),
             tuple(extras),
@@ -353,34 +380,30 @@ class Workspace:
         )
         return self._real
 
-    def _kind(self, path: Path, roots: _Roots) -> str | None:
+    def _kind(self, path: Path | str, roots: _Roots) -> str | None:
         """``"memory"`` or ``"sessions"`` when discovery indexes a file at ``path`` (given as
         ``roots`` are: lexical or real), else ``None``. The one rule of what memory is."""
-        name = path.name
-        if (
-            "sessions" in self.sources
-            and path.parent == roots.sessions
-            and _SESSION_NAME.match(name)
-        ):
+        text = os.fspath(path)
+        parent, name = os.path.split(text)
+        if "sessions" in self.sources and parent == roots.sessions_s and _SESSION_NAME.match(name):
             return "sessions"
         if "memory" not in self.sources or not is_markdown_name(name):
             return None
-        if path.parent == roots.root and name in ROOT_FILES:
+        if (parent == roots.root_s and name in ROOT_FILES) or text in roots.extra_files:
             return "memory"
-        for top, is_dir in roots.extras:
-            if not is_dir and path == top:
-                return "memory"
-        return "memory" if path != roots.root and self._in_tree(path, roots) else None
+        return "memory" if self._in_tree(text, roots, folder=False) else None
 
-    def _in_tree(self, path: Path, roots: _Roots) -> bool:
+    def _in_tree(self, path: Path | str, roots: _Roots, *, folder: bool = True) -> bool:
         """Whether ``path`` is in ``memory/`` or an extra folder, outside ignored folders."""
-        for top in (*roots.memory_dirs, *(e for e, is_dir in roots.extras if is_dir)):
-            if _inside(path, top) and not IGNORED_DIRS.intersection(path.relative_to(top).parts):
+        text = _as_folder(os.fspath(path)) if folder else os.fspath(path)
+        for top in roots.trees:
+            if text.startswith(top) and IGNORED_DIRS.isdisjoint(text[len(top) :].split(os.sep)):
                 return True
         return False
 
-    def _link_problem(self, path: str | Path, real: Path, roots: _Roots) -> Problem:
+    def _link_problem(self, path: str | Path, real: str | Path, roots: _Roots) -> Problem:
         """The problem of a link (or a file reached through one) that leads where it may not."""
+        real = Path(real)
         if not any(_inside(real, r) for r in self._allowed(roots)):
             return Problem(
                 _rel(self.root, Path(path)),
@@ -395,9 +418,21 @@ class Workspace:
         )
 
     def _listing_problem(
-        self, rel: str, source: str, st: os.stat_result, real: Path, roots: _Roots
+        self, rel: str, source: str, st: os.stat_result, real: str | Path, roots: _Roots
     ) -> Problem | None:
         """Why discovery skips a file it listed, by the same rules :meth:`open_readable` applies."""
+        if len(rel) > _MAX_PATH_CHARS or not _PLAIN_PATH.fullmatch(rel):
+            problem = self._name_problem(rel)
+            if problem is not None:
+                return problem
+        if self._kind(real, roots) != source:
+            return self._link_problem(self.root / rel, real, roots)
+        if st.st_nlink > 1 and not self.allow_hardlinks:
+            return Problem(rel, "hardlink", f"{_hardlink_reason(st)}; skipped")
+        return None
+
+    def _name_problem(self, rel: str) -> Problem | None:
+        """Why ``rel`` cannot be given back to :meth:`open_readable` as it is, or ``None``."""
         try:
             rel.encode("utf-8")
         except UnicodeEncodeError:
@@ -412,10 +447,6 @@ class Workspace:
             return Problem(
                 rel, "bad-name", f"the path cannot be given back as it is ({normal!r}); skipped"
             )
-        if self._kind(real, roots) != source:
-            return self._link_problem(self.root / rel, real, roots)
-        if st.st_nlink > 1 and not self.allow_hardlinks:
-            return Problem(rel, "hardlink", f"{_hardlink_reason(st)}; skipped")
         return None
 
     # -- discovery -----------------------------------------------------------------------
@@ -427,12 +458,12 @@ class Workspace:
         roots = self._real_roots()
 
         def add(
-            abs_path: Path,
+            abs_path: str | Path,
             source: str,
             st: os.stat_result,
             display: str | None = None,
             *,
-            real: Path,
+            real: str | Path,
         ) -> None:
             text = str(abs_path)
             if display:
@@ -592,10 +623,8 @@ class Workspace:
                 path = entry.path
                 try:
                     link = entry.is_symlink()
-                    real = Path(
-                        os.path.realpath(path) if link else os.path.join(real_folder, entry.name)
-                    )
-                    if link and not any(_inside(real, r) for r in allowed):
+                    real = os.path.realpath(path) if link else os.path.join(real_folder, entry.name)
+                    if link and not any(_inside(Path(real), r) for r in allowed):
                         found.problems.append(self._link_problem(path, real, roots))
                         continue
                     if entry.is_dir():
@@ -606,7 +635,7 @@ class Workspace:
                             continue
                         subdirs.append(Path(path))
                     elif entry.is_file() and is_markdown_name(entry.name):
-                        add(Path(path), "memory", entry.stat(), real=real)
+                        add(path, "memory", entry.stat(), real=real)
                 except OSError as exc:
                     found.problems.append(
                         Problem(_rel(self.root, path), "unreadable", f"cannot stat: {exc.strerror}")
@@ -863,7 +892,7 @@ class Workspace:
             # Files of an extra path outside the workspace are cited as "../team/x.md";
             # that form, and only it, may climb out. Everything else with ".." is refused.
             target = Path(os.path.normpath(self.root / path))
-            outside_extras = [e for e in self.extra_paths if not _inside(e, self.root)]
+            outside_extras = [e for e in self._extras if not _inside(e, self.root)]
             cited = _rel(self.root, target)
             if cited != path or not any(target == e or _inside(target, e) for e in outside_extras):
                 raise PathError(f"{raw!r} contains '..'", code="traversal", path=raw)
