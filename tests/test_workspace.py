@@ -527,3 +527,21 @@ def test_get_reads_no_file_discovery_skips_by_its_folder(tmp_path: Path, write: 
             with pytest.raises(PathError) as info:
                 mem.get(path)
             assert info.value.code == "not-memory"
+
+
+def test_the_watchers_path_sync_applies_the_same_rules(tmp_path: Path, write: WriteFile) -> None:
+    write(tmp_path, "memory/fine.md", "fineword\n")
+    outside = write(tmp_path.parent / f"{tmp_path.name}-out", "secret.md", "linkedword\n")
+    with _open(tmp_path) as mem:
+        mem.sync()
+        bad = os.fsencode(tmp_path / "memory") + b"/bad\xfe.md"
+        with open(bad, "wb") as fh:
+            fh.write(b"badnameword\n")
+        os.link(outside, tmp_path / "memory" / "linked.md")
+        report = mem.sync(paths=[os.fsdecode(bad), str(tmp_path / "memory" / "linked.md")])
+        assert _problems(report.problems) == {
+            "memory/bad\\xfe.md": "bad-name",
+            "memory/linked.md": "hardlink",
+        }
+        assert sorted(mem.index.file_rows()) == ["memory/fine.md"]
+        assert _hits(mem, "linkedword") == _hits(mem, "badnameword") == []

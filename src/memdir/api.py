@@ -503,7 +503,8 @@ class Memory:
                     code="binary",
                     path=rel,
                 )
-            raise WorkspaceError(f"cannot read {rel}: {problem.message if problem else '?'}")
+            reason = problem.message.removesuffix("; skipped") if problem else "cannot read"
+            raise WorkspaceError(f"{rel}: {reason}")
         if opened.source == "sessions":
             return _session_slice(rel, read.text, from_line or 1, lines)
         all_lines = read.text.split("\n")

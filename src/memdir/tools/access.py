@@ -183,17 +183,10 @@ class AccessPolicy:
             )
         return None
 
-    def check_read(self, rel: str, abs_path: Path | str) -> None:
-        """Raise :class:`PathError` if this caller may not read the file (name, target, marks)."""
-        refused = self.refusal(rel)
-        if refused is None:
-            refused = self._refusal_of_target(rel, str(abs_path))
-        if refused is not None:
-            raise refused
-
     def check_open(self, opened: OpenFile) -> None:
-        """:meth:`check_read` for a file already open (the ``check`` of
-        :meth:`memdir.Memory.get`): where it leads and its marks are those of the open file."""
+        """Raise :class:`PathError` if this caller may not read an opened file (the ``check`` of
+        :meth:`memdir.Memory.get`): its name, where it really leads and its front matter, all
+        taken from the file that was opened."""
         refused = self.refusal(opened.rel)
         if refused is None:
             refused = self._refusal_of_target(opened.rel, str(opened.path), opened=opened)

@@ -1,7 +1,7 @@
 """``memory_get``: read a memory file or a line range of it (spec §10.2, stricter paths).
 
 Unlike upstream, every refusal has its own ``code`` and message (see
-:meth:`memdir.workspace.Workspace.resolve_readable` and :mod:`memdir.tools.access`), and a
+:meth:`memdir.workspace.Workspace.open_readable` and :mod:`memdir.tools.access`), and a
 missing file is an error (``missing``) rather than empty text. The order of checks means an
 answer never depends on a file the caller may not see: syntax, then the caller's rules by
 name, then the file on disk, then the caller's rules for where it really leads. The file is
