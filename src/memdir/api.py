@@ -28,13 +28,7 @@ from memdir.chunking import flatten_session
 from memdir.config import Config, load_config, mapping_setting
 from memdir.embed import Embedder, EmbedderSelection, EmbeddingSettings, select_embedder
 from memdir.embed.fill import FillReport, fill_vectors
-from memdir.errors import (
-    EmbeddingError,
-    PathError,
-    StorageError,
-    UsageError,
-    WorkspaceError,
-)
+from memdir.errors import EmbeddingError, PathError, StorageError, UsageError, WorkspaceError
 from memdir.index import Index, Progress, SyncReport, sync_index
 from memdir.index.store import is_corruption
 from memdir.redact import Redactor, build_patterns
@@ -524,6 +518,7 @@ class Memory:
         chosen: list[str] = []
         total = 0
         with open(opened.fd, "rb", closefd=False) as fh:
+            fh.seek(0)
             if is_binary(fh.read(8192)):
                 raise PathError(
                     f"{opened.rel!r} looks binary (NUL bytes); it is not indexed and not read",
