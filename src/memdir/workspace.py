@@ -733,7 +733,8 @@ class Workspace:
                     f"{size} bytes is over limits.max_file_bytes={self.max_file_bytes}; skipped",
                 ),
             )
-        if is_binary(data):
+        # A transcript is JSONL: a NUL byte spoils only its own line, which flattening skips.
+        if opened.source != "sessions" and is_binary(data):
             return FileText(None, data, Problem(rel, "binary", "looks binary (NUL bytes); skipped"))
         text, bad = decode_text(data)
         problem = None
