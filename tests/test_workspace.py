@@ -543,3 +543,10 @@ def test_the_watchers_path_sync_applies_the_same_rules(tmp_path: Path, write: Wr
         }
         assert sorted(mem.index.file_rows()) == ["memory/fine.md"]
         assert _hits(mem, "linkedword") == _hits(mem, "badnameword") == []
+
+
+def test_an_extra_path_too_long_for_the_system_is_reported_missing(tmp_path: Path) -> None:
+    workspace = _ws(tmp_path, extra_paths=["x" * 5000])
+    assert workspace.allowed_roots()[0] == tmp_path.resolve()
+    found = workspace.discover()
+    assert [p.kind for p in found.problems] == ["missing"]

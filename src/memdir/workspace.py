@@ -362,7 +362,7 @@ class Workspace:
         return allowed
 
     def _lexical_roots(self) -> _Roots:
-        extras = tuple((e, e.is_dir()) for e in self._extras)
+        extras = tuple((e, os.path.isdir(e)) for e in self._extras)
         return _Roots.of(self.root, (self.root / "memory",), extras, self.sessions_dir)
 
     def _real_roots(self) -> _Roots:
@@ -371,7 +371,7 @@ class Workspace:
         extras = []
         for extra in self.extra_paths:
             real = Path(os.path.realpath(extra))
-            extras.append((real, real.is_dir()))
+            extras.append((real, os.path.isdir(real)))
         self._real = _Roots.of(
             self.real_root,
             (memory,) if _inside(memory, self.real_root) else (),
@@ -643,12 +643,12 @@ class Workspace:
             stack.extend(reversed(subdirs))
 
     def _add_extra(self, extra: Path, roots: _Roots, add: _Add, found: Discovery) -> None:
-        if not extra.exists():
+        if not os.path.exists(extra):
             found.problems.append(
                 Problem(_rel(self.root, extra), "missing", "extra path does not exist")
             )
             return
-        if extra.is_dir():
+        if os.path.isdir(extra):
             self._walk(extra, roots, add, found)
         elif is_markdown_name(extra.name):
             self._add_file(extra, roots, "memory", add, found, must_exist=True)
