@@ -550,3 +550,17 @@ def test_an_extra_path_too_long_for_the_system_is_reported_missing(tmp_path: Pat
     assert workspace.allowed_roots()[0] == tmp_path.resolve()
     found = workspace.discover()
     assert [p.kind for p in found.problems] == ["missing"]
+
+
+def test_a_memory_folder_linked_inside_the_workspace_is_memory(
+    tmp_path: Path, write: WriteFile
+) -> None:
+    write(tmp_path, "notes/x.md", "linkedfolderword\n")
+    os.symlink("notes", tmp_path / "memory")
+    with _open(tmp_path) as mem:
+        assert mem.sync().problems == []
+        assert _hits(mem, "linkedfolderword") == ["memory/x.md"]
+        assert mem.get("memory/x.md").text == "linkedfolderword"
+        with pytest.raises(PathError) as info:
+            mem.get("notes/x.md")  # by its own name it is not memory
+        assert info.value.code == "not-memory"

@@ -49,6 +49,8 @@ def tricky(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MemoryTools]:
     (memory / "node_modules").mkdir()
     (memory / "node_modules" / "x.md").write_text(f"{CANARY}\n")
     (memory / "blob.md").write_bytes(f"{CANARY}\x00\x01".encode())
+    (memory / "loop.md").symlink_to("loop2.md")
+    (memory / "loop2.md").symlink_to("loop.md")
     with MemoryTools.open(ws, overrides={"embedding.provider": "none"}) as tools:
         yield tools
 
@@ -102,6 +104,7 @@ TRICKS: list[tuple[str, str, str]] = [
     ("hard-link-out", "memory/hard.md", "hardlink"),
     ("ignored-folder", "memory/node_modules/x.md", "not-memory"),
     ("binary", "memory/blob.md", "binary"),
+    ("link-loop", "memory/loop.md", "symlink-loop"),
     ("cited-traversal", "../outside/secret.md#L1-L2", "traversal"),
     ("colon-traversal", "memory/../MEMORY.md:1", "traversal"),
 ]
