@@ -189,3 +189,57 @@ def test_a_file_over_the_size_limit_is_read_by_line_range(tmp_path: Path) -> Non
             4001,
             5000,
         )
+
+
+@pytest.mark.parametrize(
+    ("cited", "text", "span"),
+    [
+        ("memory/2026-01-02.md#L2-L3", "two\nthree", (2, 3)),
+        ("memory/2026-01-02.md#L4", "four", (4, 4)),
+        ("memory/2026-01-02.md:2-3", "two\nthree", (2, 3)),
+        ("memory/2026-01-02.md:1", "one", (1, 1)),
+    ],
+)
+def test_get_reads_a_citation(ws: Path, cited: str, text: str, span: tuple[int, int]) -> None:
+    with Memory(ws, overrides=KEYWORD_ONLY) as mem:
+        piece = mem.get(cited)
+        assert (piece.path, piece.text, (piece.from_line, piece.to_line)) == (
+            "memory/2026-01-02.md",
+            text,
+            span,
+        )
+        # Lines given explicitly win over the citation's.
+        assert mem.get(cited, from_line=4).text == "four"
+
+
+def test_get_reads_the_citation_of_every_hit(ws: Path) -> None:
+    with Memory(ws, overrides=KEYWORD_ONLY) as mem:
+        for hit in mem.search("PostgreSQL SQLite three", min_score=0.0):
+            piece = mem.get(hit.citation)
+            assert (piece.from_line, piece.to_line) == (hit.start_line, hit.end_line)
+            assert piece.text.strip() == hit.snippet.strip()
+
+
+def test_a_session_hit_reads_back_as_its_snippet(tmp_path: Path) -> None:
+    (tmp_path / "sessions").mkdir()
+    (tmp_path / "sessions" / "s1.jsonl").write_text(
+        '{"type":"session","id":"s1"}\n'
+        "\n"
+        '{"type":"message","message":{"role":"user","content":"Which   broker for the ibis queue?"}}\n'
+        '{"type":"message","message":{"role":"assistant","content":[{"type":"text","text":"RabbitMQ, for ibis."}]}}\n'
+        "not json\n"
+    )
+    with Memory(tmp_path, overrides={**KEYWORD_ONLY, "sources": ["memory", "sessions"]}) as mem:
+        (hit,) = mem.search("ibis", min_score=0.0)
+        assert hit.citation == "sessions/s1.jsonl#L3-L4"
+        piece = mem.get(hit.citation)
+        assert piece.text == hit.snippet
+        assert (
+            piece.text == "User: Which broker for the ibis queue?\nAssistant: RabbitMQ, for ibis."
+        )
+        assert (piece.from_line, piece.to_line, piece.total_lines) == (3, 4, 5)
+        assert mem.get("sessions/s1.jsonl#L4").text == "Assistant: RabbitMQ, for ibis."
+        assert mem.get("sessions/s1.jsonl").text == piece.text
+    with Memory(tmp_path, overrides=KEYWORD_ONLY) as mem, pytest.raises(PathError) as info:
+        mem.get("sessions/s1.jsonl")  # sessions are not a source here
+    assert info.value.code == "not-memory"

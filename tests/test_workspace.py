@@ -387,3 +387,180 @@ def test_resolve_readable_folder_is_not_a_file(readable: Workspace) -> None:
     with pytest.raises(PathError) as info:
         readable.resolve_readable("memory/dir.md")
     assert info.value.code == "not-file"
+
+
+# -- one rule for discovery and get (issue #9) -------------------------------------------------
+
+
+def test_a_file_name_that_is_not_utf8_is_skipped_and_reported(tmp_path: Path) -> None:
+    (tmp_path / "memory").mkdir()
+    (tmp_path / "memory" / "fine.md").write_text("fineword\n")
+    with open(os.fsencode(tmp_path / "memory") + b"/bad\xff.md", "wb") as fh:
+        fh.write(b"badnameword\n")
+    with _open(tmp_path) as mem:
+        report = mem.sync()
+        assert _problems(report.problems) == {"memory/bad\\xff.md": "bad-name"}
+        assert "not valid UTF-8" in report.problems[0].message
+        assert _hits(mem, "fineword") == ["memory/fine.md"]
+        assert _hits(mem, "badnameword") == []
+        assert [p["path"] for p in mem.status()["problems"]] == ["memory/bad\\xff.md"]
+
+
+def test_bad_utf8_content_stays_in_status_while_the_file_is_unchanged(
+    tmp_path: Path, write: WriteFile
+) -> None:
+    path = write(tmp_path, "memory/latin1.md", b"caf\xe9 latinword\n")
+    os.utime(path, (1_700_000_000, 1_700_000_000))  # old enough to be trusted by size + mtime
+    with _open(tmp_path) as mem:
+        assert _problems(mem.sync().problems) == {"memory/latin1.md": "bad-utf8"}
+        assert mem.sync().files_unchanged == 1
+        assert [p["kind"] for p in mem.status()["problems"]] == ["bad-utf8"]
+
+
+def test_a_link_to_a_file_that_is_not_memory_is_neither_indexed_nor_read(
+    tmp_path: Path, write: WriteFile
+) -> None:
+    write(tmp_path, ".env", "API_KEY=envsecretword\n")
+    write(tmp_path, ".memdir/config.toml", "# configsecretword\n")
+    write(tmp_path, "README.md", "readmeword\n")
+    write(tmp_path, "memory/real.md", "realword\n")
+    os.symlink("../.env", tmp_path / "memory" / "env.md")
+    os.symlink("../.memdir/config.toml", tmp_path / "memory" / "config.md")
+    os.symlink("..", tmp_path / "memory" / "top")  # a folder link: top/README.md is not memory
+    os.symlink("real.md", tmp_path / "memory" / "z-alias.md")  # to a memory file: fine
+    with _open(tmp_path) as mem:
+        report = mem.sync()
+        assert _problems(report.problems) == {
+            "memory/env.md": "symlink-not-memory",
+            "memory/config.md": "symlink-not-memory",
+            "memory/top": "symlink-not-memory",
+        }
+        assert sorted(mem.index.file_rows()) == ["memory/real.md"]
+        assert _hits(mem, "envsecretword") == _hits(mem, "configsecretword") == []
+        for path in ("memory/env.md", "memory/config.md", "memory/top/README.md"):
+            with pytest.raises(PathError) as info:
+                mem.get(path)
+            assert info.value.code == "symlink-not-memory", path
+            assert "not a memory file" in info.value.message
+        assert mem.get("memory/z-alias.md").text == "realword"
+
+
+def test_a_hard_linked_file_is_refused_unless_allowed(tmp_path: Path, write: WriteFile) -> None:
+    ws = tmp_path / "ws"
+    secret = write(tmp_path, "outside/secret.md", "hardlinkword\n")
+    write(ws, "memory/fine.md", "fineword\n")
+    os.link(secret, ws / "memory" / "linked.md")
+    with _open(ws) as mem:
+        report = mem.sync()
+        assert _problems(report.problems) == {"memory/linked.md": "hardlink"}
+        assert "limits.allow_hardlinks" in report.problems[0].message
+        assert _hits(mem, "hardlinkword") == []
+        with pytest.raises(PathError) as info:
+            mem.get("memory/linked.md")
+        assert info.value.code == "hardlink"
+        assert "2 hard links" in info.value.message
+    with _open(ws, {"limits.allow_hardlinks": True}) as mem:
+        assert mem.sync().problems == []
+        assert _hits(mem, "hardlinkword") == ["memory/linked.md"]
+        assert mem.get("memory/linked.md").text == "hardlinkword"
+
+
+def test_get_refuses_a_binary_file_as_discovery_skips_it(tmp_path: Path, write: WriteFile) -> None:
+    write(tmp_path, "memory/blob.md", b"binaryword\x00\x01\x02\n")
+    with _open(tmp_path) as mem:
+        assert _problems(mem.sync().problems) == {"memory/blob.md": "binary"}
+        with pytest.raises(PathError) as info:
+            mem.get("memory/blob.md")
+        assert info.value.code == "binary"
+        assert "memory/blob.md" in info.value.message and "binary" in info.value.message
+
+
+def test_a_backslash_in_a_file_name_is_read_back_as_search_returned_it(
+    tmp_path: Path, write: WriteFile
+) -> None:
+    write(tmp_path, "memory/a\\b.md", "backslashword\n")
+    with _open(tmp_path) as mem:
+        assert _hits(mem, "backslashword") == ["memory/a\\b.md"]
+        assert mem.get("memory/a\\b.md").text == "backslashword"
+        for windows_like in ("memory\\a\\b.md", "memory/x\\..\\a\\b.md"):
+            with pytest.raises(PathError) as info:
+                mem.get(windows_like)
+            assert info.value.code == "backslash"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "a\\b.md",  # kept: a backslash is a name character on POSIX
+        "x\\..\\y.md",  # skipped: reads as a traversal on Windows
+        "50\u2215day.md",  # skipped: a look-alike slash
+        " leading space.md",  # kept: only the ends of the whole path are stripped
+        "100%2fday.md",  # skipped: an encoded separator
+        "#L3.md",  # kept
+        "note:3.md",  # kept
+    ],
+)
+def test_every_path_search_can_return_can_be_read_back(
+    tmp_path: Path, write: WriteFile, name: str
+) -> None:
+    write(tmp_path, f"memory/sub/{name}", "oddnameword\n")
+    with _open(tmp_path) as mem:
+        report = mem.sync()
+        indexed = list(mem.index.file_rows())
+        assert len(indexed) + len(report.problems) == 1
+        for path in indexed:
+            assert mem.get(path).text == "oddnameword"
+        for problem in report.problems:
+            assert problem.kind == "bad-name"
+            with pytest.raises(PathError):
+                mem.get(problem.path)
+
+
+def test_get_reads_no_file_discovery_skips_by_its_folder(tmp_path: Path, write: WriteFile) -> None:
+    write(tmp_path, "memory/node_modules/pkg/README.md", "vendoredword\n")
+    write(tmp_path, "memory/.git/notes.md", "gitword\n")
+    with _open(tmp_path) as mem:
+        assert _hits(mem, "vendoredword") == _hits(mem, "gitword") == []
+        for path in ("memory/node_modules/pkg/README.md", "memory/.git/notes.md"):
+            with pytest.raises(PathError) as info:
+                mem.get(path)
+            assert info.value.code == "not-memory"
+
+
+def test_the_watchers_path_sync_applies_the_same_rules(tmp_path: Path, write: WriteFile) -> None:
+    write(tmp_path, "memory/fine.md", "fineword\n")
+    outside = write(tmp_path.parent / f"{tmp_path.name}-out", "secret.md", "linkedword\n")
+    with _open(tmp_path) as mem:
+        mem.sync()
+        bad = os.fsencode(tmp_path / "memory") + b"/bad\xfe.md"
+        with open(bad, "wb") as fh:
+            fh.write(b"badnameword\n")
+        os.link(outside, tmp_path / "memory" / "linked.md")
+        report = mem.sync(paths=[os.fsdecode(bad), str(tmp_path / "memory" / "linked.md")])
+        assert _problems(report.problems) == {
+            "memory/bad\\xfe.md": "bad-name",
+            "memory/linked.md": "hardlink",
+        }
+        assert sorted(mem.index.file_rows()) == ["memory/fine.md"]
+        assert _hits(mem, "linkedword") == _hits(mem, "badnameword") == []
+
+
+def test_an_extra_path_too_long_for_the_system_is_reported_missing(tmp_path: Path) -> None:
+    workspace = _ws(tmp_path, extra_paths=["x" * 5000])
+    assert workspace.allowed_roots()[0] == tmp_path.resolve()
+    found = workspace.discover()
+    assert [p.kind for p in found.problems] == ["missing"]
+
+
+def test_a_memory_folder_linked_inside_the_workspace_is_memory(
+    tmp_path: Path, write: WriteFile
+) -> None:
+    write(tmp_path, "notes/x.md", "linkedfolderword\n")
+    os.symlink("notes", tmp_path / "memory")
+    with _open(tmp_path) as mem:
+        assert mem.sync().problems == []
+        assert _hits(mem, "linkedfolderword") == ["memory/x.md"]
+        assert mem.get("memory/x.md").text == "linkedfolderword"
+        with pytest.raises(PathError) as info:
+            mem.get("notes/x.md")  # by its own name it is not memory
+        assert info.value.code == "not-memory"

@@ -24,19 +24,20 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
 
+from memdir.chunking import flatten_session
 from memdir.config import Config, load_config, mapping_setting
 from memdir.embed import Embedder, EmbedderSelection, EmbeddingSettings, select_embedder
 from memdir.embed.breaker import CircuitBreaker
 from memdir.embed.fill import FillReport, fill_vectors
 from memdir.embed.http import time_budget
-from memdir.errors import EmbeddingError, NotFoundError, StorageError, UsageError, WorkspaceError
+from memdir.errors import EmbeddingError, PathError, StorageError, UsageError, WorkspaceError
 from memdir.index import Index, Progress, SyncReport, sync_index
 from memdir.index.store import is_corruption
 from memdir.redact import Redactor, build_patterns
 from memdir.search import SearchResponse, SearchSettings, run_search
 from memdir.search.vector import VectorMatrix, VectorSearch, cosine_range, script_shifts
 from memdir.text.stopwords import STOP_WORDS
-from memdir.workspace import Workspace, decode_text
+from memdir.workspace import OpenFile, Workspace, decode_text, is_binary, split_citation
 
 __all__ = ["AsyncMemory", "FileSlice", "Memory"]
 
@@ -65,6 +66,21 @@ class FileSlice:
             "to_line": self.to_line,
             "total_lines": self.total_lines,
         }
+
+
+def _session_slice(rel: str, text: str, start: int, count: int | None) -> FileSlice:
+    """JSONL lines ``start``.. of a transcript, as the messages search indexed from them."""
+    total = len(text.split("\n"))
+    if total > 1 and text.endswith("\n"):
+        total -= 1
+    last = total if count is None else min(start + count - 1, total)
+    session = flatten_session(text)
+    chosen = [
+        line
+        for line, number in zip(session.text.split("\n"), session.line_map, strict=False)
+        if start <= number <= last
+    ]
+    return FileSlice(rel, "\n".join(chosen), start, max(last, start - 1), total)
 
 
 _T = TypeVar("_T")
@@ -483,32 +499,62 @@ class Memory:
 
     # -- reading ---------------------------------------------------------------------------
     def get(
-        self, path: str, *, from_line: int | None = None, lines: int | None = None
+        self,
+        path: str,
+        *,
+        from_line: int | None = None,
+        lines: int | None = None,
+        check: Callable[[OpenFile], None] | None = None,
     ) -> FileSlice:
-        """Read a memory file, or ``lines`` lines of it starting at ``from_line`` (1-based)."""
+        """Read a memory file, or ``lines`` lines of it starting at ``from_line`` (1-based).
+
+        ``path`` may be any citation memdir prints: ``memory/x.md#L3-L5``, ``memory/x.md#L3``
+        or ``memory/x.md:3-5`` read those lines (unless ``from_line`` or ``lines`` is given).
+        With the ``sessions`` source on, ``sessions/NAME.jsonl`` reads a transcript: its line
+        numbers are the JSONL lines search cites, and its text is the messages on those lines
+        as search shows them (``User: …`` / ``Assistant: …``, one per line).
+
+        The file is opened once, by the rules of discovery
+        (:meth:`memdir.workspace.Workspace.open_readable`): what search never returns is
+        refused (a binary file, a link to a file that is not memory); a Markdown file over
+        ``limits.max_file_bytes`` is read by line range only. ``check``, if given, is called
+        with the opened file before anything is read and may raise to refuse it
+        (``memory_get`` applies the caller's scope so).
+        """
         self._check_open()
+        path, cited_from, cited_lines = split_citation(path)
+        if from_line is None and lines is None:
+            from_line, lines = cited_from, cited_lines
         if from_line is not None and from_line < 1:
             raise UsageError(f"from_line must be 1 or more, got {from_line}")
         if lines is not None and lines < 1:
             raise UsageError(f"lines must be 1 or more, got {lines}")
-        rel, abs_path = self.workspace.resolve_readable(path)
-        try:
-            size = abs_path.stat().st_size
-            if size > self.workspace.max_file_bytes:
+        with self.workspace.open_readable(path) as opened:
+            if check is not None:
+                check(opened)
+            rel, size = opened.rel, opened.stat.st_size
+            if size > self.workspace.max_file_bytes and opened.source == "memory":
                 # Too large to load whole: stream just the requested lines.
                 if lines is None:
                     raise WorkspaceError(
                         f"{rel} is {size} bytes, over limits.max_file_bytes",
                         hint="ask for a line range (from_line and lines)",
                     )
-                return self._get_range_streaming(rel, abs_path, from_line or 1, lines)
-            data = abs_path.read_bytes()
-        except FileNotFoundError:
-            raise NotFoundError(f"{rel} does not exist") from None
-        except OSError as exc:
-            raise WorkspaceError(f"cannot read {rel}: {exc.strerror}") from exc
-        text, _bad = decode_text(data)
-        all_lines = text.split("\n")
+                return self._get_range_streaming(opened, from_line or 1, lines)
+            read = self.workspace.read_open(opened)
+        if read.text is None:
+            problem = read.problem
+            if problem is not None and problem.kind == "binary":
+                raise PathError(
+                    f"{rel!r} looks binary (NUL bytes); it is not indexed and not read",
+                    code="binary",
+                    path=rel,
+                )
+            reason = problem.message.removesuffix("; skipped") if problem else "cannot read"
+            raise WorkspaceError(f"{rel}: {reason}")
+        if opened.source == "sessions":
+            return _session_slice(rel, read.text, from_line or 1, lines)
+        all_lines = read.text.split("\n")
         if all_lines and all_lines[-1] == "" and len(all_lines) > 1:
             all_lines.pop()
         total = len(all_lines)
@@ -521,15 +567,23 @@ class Memory:
         )
 
     @staticmethod
-    def _get_range_streaming(rel: str, abs_path: Path, start: int, count: int) -> FileSlice:
+    def _get_range_streaming(opened: OpenFile, start: int, count: int) -> FileSlice:
         chosen: list[str] = []
         total = 0
-        with abs_path.open("rb") as fh:
+        with open(opened.fd, "rb", closefd=False) as fh:
+            fh.seek(0)
+            if is_binary(fh.read(8192)):
+                raise PathError(
+                    f"{opened.rel!r} looks binary (NUL bytes); it is not indexed and not read",
+                    code="binary",
+                    path=opened.rel,
+                )
+            fh.seek(0)
             for total, raw in enumerate(fh, start=1):
                 if start <= total < start + count:
                     chosen.append(decode_text(raw)[0].rstrip("\r\n"))
         end = start + len(chosen) - 1 if chosen else start - 1
-        return FileSlice(rel, "\n".join(chosen), start, end, total)
+        return FileSlice(opened.rel, "\n".join(chosen), start, end, total)
 
     # -- status ----------------------------------------------------------------------------
     @_recovering

@@ -450,10 +450,13 @@ def _parse_get_target(target: str) -> tuple[str, int | None, int | None]:
 def get(target: str, as_json: bool) -> None:
     """Print a memory file, or a line range of it: PATH, PATH:LINE or PATH:FROM-TO.
 
+    A search citation (PATH#L10-L20) is read as it is printed, session transcripts too.
+
     \b
     Examples:
       memdir get MEMORY.md
       memdir get memory/2026-01-12.md:10-20
+      memdir get 'memory/2026-01-12.md#L10-L20'
     """
     path, start, count = _parse_get_target(target)
     with _open() as mem:

@@ -200,6 +200,13 @@ SETTINGS: tuple[Setting, ...] = (
         _at_least(1),
     ),
     Setting(
+        "limits.allow_hardlinks",
+        False,
+        bool,
+        "Read and index regular files that have more than one hard link (one may be a file "
+        "outside the workspace); off by default, such files are skipped with a warning.",
+    ),
+    Setting(
         "chunking.tokens",
         400,
         int,

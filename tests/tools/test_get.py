@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 import pytest
+
+from memdir.tools import MemoryTools
 
 from .helpers import Call
 
@@ -80,3 +85,76 @@ def test_missing_file_is_an_error_in_the_spec_shape(call: Call) -> None:
         "text": "",
         "disabled": True,
     }
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "span"),
+    [
+        (f"{BILLING}#L3-L4", "Invoices use the quokka exporter.\nline 4", (3, 4)),
+        (f"{BILLING}#L5", "line 5", (5, 5)),
+        (f"{BILLING}:3-4", "Invoices use the quokka exporter.\nline 4", (3, 4)),
+        (f"{BILLING}:1", "# Billing", (1, 1)),
+    ],
+)
+def test_a_citation_reads_its_lines(
+    call: Call, path: str, text: str, span: tuple[int, int]
+) -> None:
+    payload, is_error = call("memory_get", {"path": path})
+    assert not is_error, payload
+    assert (payload["path"], payload["text"]) == (BILLING, text)
+    assert (payload["from_line"], payload["to_line"]) == span
+
+
+def test_every_citation_search_returns_can_be_fed_back(call: Call) -> None:
+    found, is_error = call("memory_search", {"query": "quokka exporter", "minScore": 0})
+    assert not is_error and found["results"]
+    for hit in found["results"]:
+        cited = hit["citation"]
+        assert hit["snippet"].endswith(f"Source: {cited}")
+        payload, is_error = call("memory_get", {"path": cited})
+        assert not is_error, payload
+        assert (payload["from_line"], payload["to_line"]) == (hit["start_line"], hit["end_line"])
+
+
+def test_explicit_lines_win_over_the_citation(call: Call) -> None:
+    payload, is_error = call("memory_get", {"path": f"{BILLING}#L3-L4", "from": 5})
+    assert not is_error and payload["text"] == "line 5"
+
+
+def test_a_citation_does_not_get_round_the_scope_rules(
+    open_tools: Callable[..., MemoryTools],
+) -> None:
+    group = open_tools(scope="group")
+    for path in ("MEMORY.md#L1-L2", "MEMORY.md:1", "memory/private/diary.md#L1"):
+        result = group.call("memory_get", {"path": path})
+        assert result.is_error and result.payload["code"].startswith("scope-"), path
+        assert "quokka" not in result.to_json()
+
+
+def test_a_session_transcript_hit_can_be_read(
+    ws: Path, open_tools: Callable[..., MemoryTools]
+) -> None:
+    (ws / "sessions").mkdir()
+    (ws / "sessions" / "s1.jsonl").write_text(
+        '{"type":"session","id":"s1"}\n'
+        '{"type":"message","message":{"role":"user","content":"where is the wombat ledger?"}}\n'
+        '{"type":"message","message":{"role":"assistant","content":"In the wombat vault."}}\n'
+        '{"type":"tool","name":"x"}\n',
+        encoding="utf-8",
+    )
+    sessions = {"sources": ["memory", "sessions"]}
+    main = open_tools(overrides=sessions)
+    found = main.call("memory_search", {"query": "wombat", "minScore": 0}).payload["results"]
+    (hit,) = [h for h in found if h["path"] == "sessions/s1.jsonl"]
+    assert hit["citation"] == "sessions/s1.jsonl#L2-L3"
+    result = main.call("memory_get", {"path": hit["citation"]})
+    assert not result.is_error, result.payload
+    assert result.payload["text"] == (
+        "User: where is the wombat ledger?\nAssistant: In the wombat vault."
+    )
+    assert (result.payload["from_line"], result.payload["to_line"]) == (2, 3)
+    assert result.payload["total_lines"] == 4
+    group = open_tools(scope="group", overrides=sessions)
+    refused = group.call("memory_get", {"path": hit["citation"]})
+    assert refused.is_error and refused.payload["code"] == "scope-sessions"
+    assert "wombat" not in refused.to_json()

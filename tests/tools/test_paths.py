@@ -7,7 +7,11 @@ folder holds a file with a canary word; no answer may ever contain it.
 from __future__ import annotations
 
 import os
+import sys
+import threading
+import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -39,6 +43,14 @@ def tricky(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MemoryTools]:
     (memory / "dir.md").mkdir()
     os.mkfifo(memory / "pipe.md")
     (memory / "notes.txt").write_text("plain text\n")
+    (ws / ".env").write_text(f"KEY={CANARY}\n")
+    (memory / "env.md").symlink_to("../.env")
+    os.link(outside / "secret.md", memory / "hard.md")
+    (memory / "node_modules").mkdir()
+    (memory / "node_modules" / "x.md").write_text(f"{CANARY}\n")
+    (memory / "blob.md").write_bytes(f"{CANARY}\x00\x01".encode())
+    (memory / "loop.md").symlink_to("loop2.md")
+    (memory / "loop2.md").symlink_to("loop.md")
     with MemoryTools.open(ws, overrides={"embedding.provider": "none"}) as tools:
         yield tools
 
@@ -87,6 +99,14 @@ TRICKS: list[tuple[str, str, str]] = [
     ("directory", "memory/dir.md", "not-file"),
     ("fifo", "memory/pipe.md", "not-file"),
     ("missing", "memory/2031-01-01.md", "missing"),
+    ("link-to-dotenv", "memory/env.md", "symlink-not-memory"),
+    ("cited-link-to-dotenv", "memory/env.md#L1", "symlink-not-memory"),
+    ("hard-link-out", "memory/hard.md", "hardlink"),
+    ("ignored-folder", "memory/node_modules/x.md", "not-memory"),
+    ("binary", "memory/blob.md", "binary"),
+    ("link-loop", "memory/loop.md", "symlink-loop"),
+    ("cited-traversal", "../outside/secret.md#L1-L2", "traversal"),
+    ("colon-traversal", "memory/../MEMORY.md:1", "traversal"),
 ]
 
 
@@ -125,3 +145,55 @@ def test_every_refusal_message_names_the_problem(tricky: MemoryTools) -> None:
     assert "does not exist" in messages["missing"]
     assert "folder" in messages["trailing-slash"]
     assert "look" in messages["fullwidth-dots"] and "NUL" in messages["nul-byte"]
+
+
+@pytest.mark.parametrize("linked", ["file", "folder"])
+def test_a_link_swapped_while_reading_never_leaks(tmp_path: Path, linked: str) -> None:
+    """A thread swaps a link (to the file, or to a folder on its way) between memory and the
+    outside as fast as it can while memory_get reads: every answer is the memory file or a
+    refusal, never the outside file."""
+    ws = tmp_path / "ws"
+    (ws / "memory" / "real").mkdir(parents=True)
+    (ws / "memory" / "real" / "x.md").write_text("inside text\n")
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "x.md").write_text(f"{CANARY}\n")
+    if linked == "file":
+        read, inside, outside = "memory/x.md", Path("real/x.md"), tmp_path / "out" / "x.md"
+    else:
+        read, inside, outside = "memory/x/x.md", Path("real"), tmp_path / "out"
+    link = ws / "memory" / read.split("/")[1]
+    spare = ws / "memory" / "swap.tmp"
+    link.symlink_to(inside)
+    stop = threading.Event()
+
+    def swap() -> None:
+        flip = False
+        while not stop.is_set():
+            spare.unlink(missing_ok=True)
+            spare.symlink_to(outside if flip else inside)
+            os.replace(spare, link)
+            flip = not flip
+
+    answers = {"read": 0, "refused": 0}
+    interval = sys.getswitchinterval()
+    with MemoryTools.open(ws, overrides={"embedding.provider": "none"}) as tools:
+        swapper = threading.Thread(target=swap, daemon=True)
+        sys.setswitchinterval(1e-5)
+        swapper.start()
+        try:
+            deadline = time.monotonic() + 30
+            for _ in range(3000):
+                result = tools.call("memory_get", {"path": read})
+                assert CANARY not in result.to_json()
+                if result.is_error:
+                    answers["refused"] += 1
+                else:
+                    assert result.payload["text"] == "inside text"
+                    answers["read"] += 1
+                if time.monotonic() > deadline:
+                    break
+        finally:
+            stop.set()
+            swapper.join()
+            sys.setswitchinterval(interval)
+    assert answers["read"] and answers["refused"], answers  # the race really ran both ways

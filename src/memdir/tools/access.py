@@ -8,7 +8,7 @@ user, ``group`` or ``shared`` otherwise) and an optional agent id.
   agent id sees no agent folder. Everything else is shared.
 * **Scopes.** Outside ``main``, long-term memory (``MEMORY.md``, ``memory.md``, and an agent's
   own ``MEMORY.md``) and private files are hidden and unreadable, session transcripts are not
-  searched, and long-term memory cannot be written. A file is private when it is under
+  searched or read, and long-term memory cannot be written. A file is private when it is under
   ``memory/private/`` (or an agent's ``private/`` folder) or starts with YAML front matter
   holding ``private: true``.
 
@@ -29,7 +29,7 @@ from pathlib import Path
 
 from memdir.config import AGENT_ID, SCOPES, Config, mapping_setting
 from memdir.errors import PathError, UsageError
-from memdir.workspace import Workspace
+from memdir.workspace import OpenFile, Workspace
 
 __all__ = ["AccessPolicy", "PrivateMarks", "check_agent_id", "resolve_scope"]
 
@@ -81,6 +81,27 @@ class PrivateMarks:
     def __init__(self) -> None:
         self._cache: dict[str, tuple[tuple[int, int, int], bool]] = {}
         self._lock = threading.Lock()
+
+    def is_private_open(self, opened: OpenFile) -> bool:
+        """:meth:`is_private` for a file already open, read from its descriptor."""
+        st = opened.stat
+        stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+        with self._lock:
+            cached = self._cache.get(opened.real)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        try:
+            if hasattr(os, "pread"):
+                head = os.pread(opened.fd, _HEAD_BYTES, 0)
+            else:  # Windows: no pread; the reader seeks back to the start anyway
+                os.lseek(opened.fd, 0, os.SEEK_SET)
+                head = os.read(opened.fd, _HEAD_BYTES)
+        except OSError:
+            return True
+        marked = has_private_front_matter(head)
+        with self._lock:
+            self._cache[opened.real] = (stamp, marked)
+        return marked
 
     def is_private(self, abs_path: str) -> bool:
         """True for a marked file, and for one that cannot be read (fail closed)."""
@@ -141,6 +162,12 @@ class AccessPolicy:
             )
         if self.private_session:
             return None
+        if self.workspace.is_session_path(rel):
+            return PathError(
+                f"{rel!r} is a session transcript, available only in the main (private) session",
+                code="scope-sessions",
+                path=rel,
+            )
         own = parts[3:] if owner is not None else None
         if rel.casefold() == "memory.md" or own == ["memory.md"]:
             return PathError(
@@ -156,16 +183,20 @@ class AccessPolicy:
             )
         return None
 
-    def check_read(self, rel: str, abs_path: Path | str) -> None:
-        """Raise :class:`PathError` if this caller may not read the file (name, target, marks)."""
-        refused = self.refusal(rel)
+    def check_open(self, opened: OpenFile) -> None:
+        """Raise :class:`PathError` if this caller may not read an opened file (the ``check`` of
+        :meth:`memdir.Memory.get`): its name, where it really leads and its front matter, all
+        taken from the file that was opened."""
+        refused = self.refusal(opened.rel)
         if refused is None:
-            refused = self._refusal_of_target(rel, str(abs_path))
+            refused = self._refusal_of_target(opened.rel, str(opened.path), opened=opened)
         if refused is not None:
             raise refused
 
-    def _refusal_of_target(self, rel: str, abs_path: str) -> PathError | None:
-        real = os.path.realpath(abs_path)
+    def _refusal_of_target(
+        self, rel: str, abs_path: str, *, opened: OpenFile | None = None
+    ) -> PathError | None:
+        real = opened.real if opened is not None else os.path.realpath(abs_path)
         if real.startswith(self._real_root + os.sep):
             real_rel = real[len(self._real_root) + 1 :].replace(os.sep, "/")
             if real_rel != rel:
@@ -176,7 +207,11 @@ class AccessPolicy:
                         code=refused.code,
                         path=rel,
                     )
-        if not self.private_session and self.marks.is_private(abs_path):
+        if not self.private_session and (
+            self.marks.is_private_open(opened)
+            if opened is not None
+            else self.marks.is_private(abs_path)
+        ):
             return PathError(
                 f"{rel!r} is marked private (front matter), available only in the main session",
                 code="scope-private",

@@ -1,11 +1,14 @@
 """``memory_get``: read a memory file or a line range of it (spec §10.2, stricter arguments).
 
 Unlike upstream, every refusal has its own ``code`` and message (see
-:meth:`memdir.workspace.Workspace.resolve_readable` and :mod:`memdir.tools.access`), a
+:meth:`memdir.workspace.Workspace.open_readable` and :mod:`memdir.tools.access`), a
 missing file is an error (``missing``) rather than empty text, and ``from``/``lines`` below 1
 are refused as the schema says (upstream read 0 as "not given"). The order of checks means an
 answer never depends on a file the caller may not see: syntax, then the caller's rules by
-name, then the file on disk, then the caller's rules for where it really leads.
+name, then the file on disk, then the caller's rules for where it really leads. The file is
+opened once and those last rules are checked on the open file, so a link swapped meanwhile
+cannot redirect the read. ``path`` may be a citation (``memory/x.md#L3-L5``, ``:3-5``) or a
+session transcript's path, as memory_search returns them.
 """
 
 from __future__ import annotations
@@ -16,17 +19,19 @@ from memdir.errors import NotFoundError, PathError, UsageError, WorkspaceError
 from memdir.tools.args import Arguments, ToolError, invalid
 from memdir.tools.context import ToolContext
 from memdir.tools.spec import ToolSpec
+from memdir.workspace import split_citation
 
 __all__ = ["GET"]
 
 _ACCEPTED = ("path", "from", "lines")
 
 DESCRIPTION = (
-    "Read a memory file, or only some of its lines, by the path memory_search returned "
-    "(e.g. 'memory/2026-01-12.md' or 'MEMORY.md'). Use it after memory_search to pull just the "
+    "Read a memory file, or only some of its lines, by the path or citation memory_search "
+    "returned (e.g. 'memory/2026-01-12.md', 'MEMORY.md' or 'memory/2026-01-12.md#L3-L5'). "
+    "Use it after memory_search to pull just the "
     "lines you need: 'from' is the first line (1-based) and 'lines' how many; leave both out "
-    "for the whole file. Only Markdown memory files in the workspace can be read, by "
-    "workspace-relative path; a refusal explains why (code and error)."
+    "for the whole file. Only the memory files (and session transcripts) memory_search can "
+    "return are readable, by workspace-relative path; a refusal explains why (code and error)."
 )
 
 INPUT_SCHEMA: dict[str, Any] = {
@@ -76,13 +81,15 @@ def get_memory(ctx: ToolContext, args: Arguments) -> dict[str, Any]:
         raise _refused("path is empty", "empty", "", None)
     workspace = ctx.memory.workspace
     try:
-        rel = workspace.normalize(raw)
+        cited, cited_from, cited_count = split_citation(raw)
+        rel = workspace.normalize(cited)
         refused = ctx.access.refusal(rel)
         if refused is not None:
             raise refused
-        rel, abs_path = workspace.resolve_readable(rel)
-        ctx.access.check_read(rel, abs_path)
-        piece = ctx.memory.get(rel, from_line=start, lines=count)
+        if start is None and count is None:
+            start, count = cited_from, cited_count
+        # One open: the caller's rules are checked on the file opened, then it is read.
+        piece = ctx.memory.get(rel, from_line=start or 1, lines=count, check=ctx.access.check_open)
     except PathError as exc:
         raise _refused(exc.message, exc.code, exc.path or raw, exc.hint) from None
     except NotFoundError as exc:
