@@ -88,6 +88,19 @@ def test_refuses_to_follow_a_symlink(tmp_path: Path) -> None:
     assert victim.read_text() == "keep me\n"
 
 
+def test_refuses_a_hard_link_unless_allowed(tmp_path: Path) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep me\n")
+    target = tmp_path / "memory" / "2026-01-12.md"
+    target.parent.mkdir()
+    os.link(outside, target)
+    with pytest.raises(StorageError, match="2 hard links"):
+        append_note(target, "- injected")
+    assert outside.read_text() == "keep me\n"
+    append_note(target, "- allowed", allow_hardlinks=True)
+    assert outside.read_text().endswith("- allowed\n")
+
+
 def test_refuses_a_folder_or_fifo(tmp_path: Path) -> None:
     (tmp_path / "dir.md").mkdir()
     with pytest.raises(StorageError):

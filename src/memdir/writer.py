@@ -11,8 +11,10 @@
   whenever the file does not end with one), so it is never glued to the broken text.
 * **Readable result.** Notes are separated by a blank line; a new file may start with a
   ``header`` (e.g. ``# 2026-01-12``) written with the first note.
-* **No symlinks, no FIFOs.** The target is opened with ``O_NOFOLLOW`` and ``O_NONBLOCK`` and
-  must be a regular file; the caller checks the folders on the way
+* **No symlinks, no FIFOs, no hard links.** The target is opened with ``O_NOFOLLOW`` and
+  ``O_NONBLOCK`` and must be a regular file with one link (unless ``allow_hardlinks``: the
+  other name of a hard-linked file may be outside the workspace, the rule discovery and
+  ``get`` apply too); the caller checks the folders on the way
   (:meth:`memdir.tools.access.AccessPolicy.writable`).
 
 The returned :class:`AppendResult` gives the 1-based lines the note occupies, for a citation.
@@ -57,13 +59,18 @@ class AppendResult:
 
 
 def append_note(
-    path: Path, text: str, *, header: str = "", lock_wait_s: float = _LOCK_WAIT_S
+    path: Path,
+    text: str,
+    *,
+    header: str = "",
+    lock_wait_s: float = _LOCK_WAIT_S,
+    allow_hardlinks: bool = False,
 ) -> AppendResult:
     """Append ``text`` (one note) to ``path``, creating the file and its folder if needed.
 
     ``header`` is written before the note only when the file is new or empty. Raises
     :class:`UsageError` for empty text and :class:`StorageError` when the file cannot be
-    written (a symlink or folder in the way, no permission, lock held too long).
+    written (a symlink, hard link or folder in the way, no permission, lock held too long).
     """
     note = text.strip("\n")
     if not note.strip():
@@ -74,7 +81,7 @@ def append_note(
     except OSError as exc:
         raise StorageError(f"cannot create folder {path.parent}: {exc.strerror}") from exc
     with _locked(path.parent / LOCK_NAME, lock_wait_s):
-        return _append_locked(path, body, header.encode("utf-8"))
+        return _append_locked(path, body, header.encode("utf-8"), allow_hardlinks)
 
 
 @contextmanager
@@ -104,7 +111,7 @@ def _locked(lock_path: Path, wait_s: float) -> Iterator[None]:
         os.close(fd)
 
 
-def _append_locked(path: Path, body: bytes, header: bytes) -> AppendResult:
+def _append_locked(path: Path, body: bytes, header: bytes, allow_hardlinks: bool) -> AppendResult:
     # O_NONBLOCK: opening a FIFO planted at the target fails at once instead of hanging; it
     # changes nothing for regular files. One descriptor is checked, scanned and written, so
     # the file cannot be swapped between the check and the write.
@@ -117,6 +124,11 @@ def _append_locked(path: Path, body: bytes, header: bytes) -> AppendResult:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise StorageError(f"{path} is not a regular file; refusing to append to it")
+        if st.st_nlink > 1 and not allow_hardlinks:
+            raise StorageError(
+                f"{path} has {st.st_nlink} hard links and one may be outside the workspace; "
+                "refusing to append to it (set limits.allow_hardlinks = true to allow)"
+            )
         newlines, tail = _scan(fd, st.st_size)
         if st.st_size == 0:
             prefix = header

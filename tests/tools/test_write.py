@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import multiprocessing.process
+import os
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -164,6 +165,16 @@ def test_symlinks_on_the_way_are_refused(ws: Path, tmp_path: Path, call: Call) -
     payload, is_error = call("memory_write", {"content": "- x"}, agent_id="eve")
     assert is_error and payload["code"] == "symlink"
     assert list(elsewhere.iterdir()) == []
+
+
+def test_a_hard_link_to_a_file_outside_is_not_written(ws: Path, tmp_path: Path, call: Call) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("secret\n")
+    os.link(outside, ws / "memory" / f"{_today(ws)}.md")
+    payload, is_error = call("memory_write", {"content": "- x"})
+    assert is_error and payload["code"] == "write_failed"
+    assert "hard links" in payload["error"]
+    assert outside.read_text() == "secret\n"
 
 
 def test_a_file_over_the_index_limit_gets_a_warning(

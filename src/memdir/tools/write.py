@@ -99,7 +99,9 @@ def write_memory(ctx: ToolContext, args: Arguments) -> dict[str, Any]:
     rel, header = _target(ctx, target)
     try:
         path = ctx.access.writable(rel)
-        written = append_note(path, content, header=header)
+        written = append_note(
+            path, content, header=header, allow_hardlinks=ctx.config["limits.allow_hardlinks"]
+        )
     except PathError as exc:
         raise ToolError(exc.message, code=exc.code, extra={"path": rel}) from None
     except (StorageError, UsageError) as exc:
