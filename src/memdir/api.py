@@ -24,7 +24,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
 
-from memdir.config import Config, load_config, mapping_setting
+from memdir.config import MAX_RESULTS, Config, load_config, mapping_setting
 from memdir.embed import Embedder, EmbedderSelection, EmbeddingSettings, select_embedder
 from memdir.embed.fill import FillReport, fill_vectors
 from memdir.errors import EmbeddingError, NotFoundError, StorageError, UsageError, WorkspaceError
@@ -391,8 +391,8 @@ class Memory:
         self._check_open()
         if not isinstance(query, str) or not query.strip():
             raise UsageError("query is empty")
-        if max_results is not None and not 1 <= max_results <= 1000:
-            raise UsageError(f"max_results must be between 1 and 1000, got {max_results}")
+        if max_results is not None and not 1 <= max_results <= MAX_RESULTS:
+            raise UsageError(f"max_results must be between 1 and {MAX_RESULTS}, got {max_results}")
         if min_score is not None and not 0.0 <= min_score <= 1.0:
             raise UsageError(f"min_score must be between 0 and 1, got {min_score}")
         settings = self.settings.replace(max_results=max_results, min_score=min_score, mode=mode)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from memdir.config import Config
+from memdir.config import MAX_RESULTS, Config
 from memdir.errors import EmbeddingError, UsageError
 from memdir.index import ChunkRow, Index
 from memdir.search.decay import decay_multiplier, timestamp_for
@@ -158,7 +158,8 @@ def run_search(
             f"vector search unavailable ({vectors_unavailable or 'no embedder configured'}); used keyword search"
         )
         mode = "keyword"
-    limit = min(200, max(1, settings.max_results * settings.candidate_multiplier))
+    # Never fewer candidates than results: max_results is at most MAX_RESULTS.
+    limit = min(MAX_RESULTS, max(1, settings.max_results * settings.candidate_multiplier))
     if path_filter is not None:
         limit = min(400, limit * 2)  # some candidates will be filtered out
     vector_hits: list[tuple[int, float]] = []
