@@ -15,7 +15,6 @@ from memdir.index import ChunkRow, Index
 from memdir.search.decay import decay_multiplier, timestamp_for
 from memdir.search.hybrid import Candidate, merge, normalise_weights
 from memdir.search.keyword import keyword_search
-from memdir.search.mmr import mmr_rerank
 from memdir.search.results import SearchResponse, SearchResult, citation_for, make_snippet
 from memdir.search.threads import Assist, LazyPool
 from memdir.text import is_cjk
@@ -246,6 +245,8 @@ def run_search(
         key=lambda c: (-c.score, rows[c.chunk_id].path if c.chunk_id in rows else "", c.chunk_id)
     )
     if settings.mmr_enabled:
+        from memdir.search.mmr import mmr_rerank  # off by default: not imported until used
+
         candidates = mmr_rerank(candidates, rows, settings.mmr_lambda)
     kept = [c for c in candidates if c.score >= settings.min_score]
     if not kept and mode == "hybrid" and keyword_hits:
