@@ -379,7 +379,9 @@ def test_bad_config_file_exits_3_naming_it(workspace: Path) -> None:
     assert str(config) in stderr
 
 
-@pytest.mark.parametrize("command", [["search", "x"], ["index"], ["status"], ["get", "MEMORY.md"]])
+@pytest.mark.parametrize(
+    "command", [["search", "x"], ["index"], ["status"], ["get", "MEMORY.md"], ["config"]]
+)
 def test_missing_workspace_exits_4(tmp_path: Path, command: list[str]) -> None:
     missing = tmp_path / "nope"
     stderr = run_err([*command, "-w", str(missing)], 4)

@@ -31,7 +31,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from memdir import __version__
-from memdir.config import CONFIG_FILENAME, MAX_RESULTS, SETTINGS, STATE_DIRNAME, Config
+from memdir.config import (
+    CONFIG_FILENAME,
+    MAX_RESULTS,
+    SETTINGS,
+    STATE_DIRNAME,
+    Config,
+    load_config,
+)
 from memdir.errors import MemdirError, UsageError, WorkspaceError
 from memdir.search import MODES
 
@@ -175,8 +182,6 @@ def common_options(func: F) -> F:
         overrides = {**_parse_sets(group.sets), **_parse_sets(sets)}
 
         def load(**extra: Any) -> Config:
-            from memdir.config import load_config
-
             return load_config(ws, config_file=config_file, overrides={**overrides, **extra})
 
         def open_memory(*, need_memory: bool = False, **extra: Any) -> Memory:
@@ -279,8 +284,8 @@ def cli(
     read and git diff; memdir keeps a SQLite index beside it (.memdir/) and searches it in
     English, Chinese and other languages, offline.
 
-    The options above apply to the command that follows; the same options given after the
-    command win.
+    The options below may go before the command (memdir -w DIR search …) as well as after
+    it; after it wins.
 
     \b
     Quick start:
@@ -436,7 +441,7 @@ def index(force: bool, quiet: bool, as_json: bool) -> None:
     "-n",
     "--max-results",
     type=click.IntRange(1, MAX_RESULTS),
-    help=f"How many results, at most {MAX_RESULTS} (default: search.max_results).",
+    help="How many results (default: search.max_results).",
 )
 @click.option(
     "--min-score",
@@ -675,6 +680,8 @@ def watch(once: bool) -> None:
 def config_cmd(as_json: bool) -> None:
     """Show every setting, its value and where the value came from."""
     cfg = click.get_current_context().meta["memdir.config"]()
+    if not cfg.workspace.is_dir():
+        raise WorkspaceError(f"workspace {cfg.workspace} is not a folder")
     data = cfg.to_dict()
     if as_json:
         _emit_json(data)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from memdir.cli import cli, common_options, json_option
+from memdir.cli import _shown, _warn, cli, common_options, json_option
 from memdir.config import SCOPES
 from memdir.tools.spec import FORMATS
 from memdir.tools.write import TARGETS
@@ -229,9 +229,8 @@ def write_cmd(
     if as_json:
         click.echo(json.dumps(result.payload, ensure_ascii=False, indent=2))
         return
-    for warning in result.payload["warnings"]:
-        click.echo(f"warning: {warning}", err=True)
-    click.echo(f"wrote {result.payload['citation']}")
+    _warn(result.payload["warnings"])
+    click.echo(f"wrote {_shown(result.payload['citation'])}")
 
 
 @cli.command("call")
