@@ -69,8 +69,7 @@ class _LazyConsole:
         return getattr(self._console, name)
 
 
-out = _LazyConsole(soft_wrap=True, highlight=False)
-err = _LazyConsole(stderr=True, highlight=False)
+err = _LazyConsole(stderr=True, highlight=False)  # the progress bar of `memdir index`
 
 # C0 and C1 controls, DEL, and the zero-width and bidi controls that reorder or hide text.
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
