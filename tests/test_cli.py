@@ -390,8 +390,28 @@ def test_status_json(workspace: Path, write: WriteFile) -> None:
     assert [(p["path"], p["kind"]) for p in info["problems"]] == [("memory/bad.md", "bad-utf8")]
     human = run(["status", "-w", str(workspace)])
     assert human.exit_code == 0
-    assert "5 files" in human.stdout
+    assert re.search(r"^Files +5$", human.stdout, re.M)
+    assert re.search(r"^Problems +1$", human.stdout, re.M)
     assert "memory/bad.md" in human.stderr
+
+
+def test_status_human_view_is_a_table_of_every_field(workspace: Path) -> None:
+    info = json.loads(run(["status", "--json", "-w", str(workspace)]).stdout)
+    human = run(["status", "-w", str(workspace)]).stdout
+    lines = human.splitlines()
+    assert "{" not in human  # no JSON blob
+    for key, value in info.items():
+        label = key.replace("_", " ")
+        assert any(
+            line.lower().startswith(label + " ") or line.lower() == label for line in lines
+        ), key
+        if isinstance(value, dict):  # nested fields: indented rows under their name
+            for sub in value:
+                assert any(
+                    re.match(rf"^  {re.escape(sub.replace('_', ' '))}( |$)", line) for line in lines
+                ), (key, sub)
+    assert re.search(r"^  provider +none$", human, re.M)
+    assert re.search(r"^  vectors +0$", human, re.M)
 
 
 def test_config_json_shows_value_and_source_for_each_layer(workspace: Path) -> None:
@@ -477,7 +497,9 @@ def test_bad_config_file_exits_3_naming_it(workspace: Path) -> None:
     assert str(config) in stderr
 
 
-@pytest.mark.parametrize("command", [["search", "x"], ["index"], ["status"], ["get", "MEMORY.md"]])
+@pytest.mark.parametrize(
+    "command", [["search", "x"], ["index"], ["status"], ["get", "MEMORY.md"], ["config"]]
+)
 def test_missing_workspace_exits_4(tmp_path: Path, command: list[str]) -> None:
     missing = tmp_path / "nope"
     stderr = run_err([*command, "-w", str(missing)], 4)
@@ -565,3 +587,248 @@ def test_init_config_template_uncommented_loads_the_defaults(tmp_path: Path) -> 
     for setting in SETTINGS:
         assert config[setting.key] == setting.default, setting.key
         assert config.origins[setting.key] == str(config.file)
+
+
+# -- options before the command ------------------------------------------------------------------
+
+
+def test_workspace_config_set_and_json_are_accepted_before_the_command(
+    workspace: Path, tmp_path: Path
+) -> None:
+    data = json.loads(run(["-w", str(workspace), "--json", "search", "quokka"]).stdout)
+    assert [hit["path"] for hit in data] == ["memory/2026-01-12.md"]
+    # After the command wins over before it.
+    other = tmp_path / "other"
+    other.mkdir()
+    data = json.loads(
+        run(["-w", str(other), "search", "quokka", "--json", "-w", str(workspace)]).stdout
+    )
+    assert [hit["path"] for hit in data] == ["memory/2026-01-12.md"]
+    config = json.loads(
+        run(
+            [
+                "--set",
+                "search.max_results=3",
+                "--set",
+                "search.min_score=0.2",
+                "-w",
+                str(workspace),
+                "config",
+                "--json",
+                "--set",
+                "search.max_results=4",
+            ]
+        ).stdout
+    )
+    assert config["search.max_results"]["value"] == 4
+    assert config["search.min_score"]["value"] == 0.2
+    team = tmp_path / "team.toml"
+    team.write_text("[search]\nmax_results = 11\n", encoding="utf-8")
+    config = json.loads(
+        run(["--config", str(team), "config", "-w", str(workspace), "--json"]).stdout
+    )
+    assert config["search.max_results"] == {"value": 11, "source": str(team)}
+    status = json.loads(run(["--json", "-w", str(workspace), "status"]).stdout)
+    assert status["files"] == 4
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["index"], ["get", "MEMORY.md"], ["status"], ["config"], ["init"], ["write", "x"]],
+)
+def test_json_before_the_command_gives_json(workspace: Path, command: list[str]) -> None:
+    result = run(["--json", "-w", str(workspace), *command])
+    assert result.exit_code == 0, result.output
+    assert isinstance(json.loads(result.stdout), dict)
+
+
+@pytest.mark.parametrize("command", [["watch", "--once"], ["demo"], ["prompt"], ["serve"]])
+def test_json_for_a_command_without_json_output_is_a_usage_error(
+    workspace: Path, command: list[str]
+) -> None:
+    result = CliRunner().invoke(cli, ["--json", "-w", str(workspace), *command])
+    assert result.exit_code == 2
+    assert f"memdir {command[0]}` has no JSON output" in result.stderr
+    assert result.stdout == ""
+
+
+# -- a folder that is not a workspace ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "command", [["search", "x"], ["index"], ["status"], ["get", "MEMORY.md"], ["watch", "--once"]]
+)
+def test_a_folder_without_memory_files_is_refused_and_left_alone(
+    tmp_path: Path, command: list[str]
+) -> None:
+    folder = tmp_path / "downloads"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("not memory\n", encoding="utf-8")
+    stderr = run_err([*command, "-w", str(folder)], 4)
+    assert f"Error: {folder} has no memory files" in stderr
+    for advice in ("-w DIR", "MEMDIR_WORKSPACE", "memdir init"):
+        assert advice in stderr
+    assert sorted(p.name for p in folder.iterdir()) == ["notes.txt"]  # no .memdir/ created
+
+
+def test_the_current_folder_without_memory_files_is_refused(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "memdir", "search", "foo"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=_env(),
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 4
+    assert proc.stdout == ""
+    assert f"{tmp_path.resolve()} has no memory files" in proc.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        ({"MEMORY.md": "the quokka plan\n"}, "MEMORY.md#L1"),  # OpenClaw: long-term memory only
+        ({"memory/2026-01-12.md": "the quokka plan\n"}, "memory/2026-01-12.md#L1"),  # daily only
+        ({"memory/.keep": ""}, None),  # an empty memory/ folder is a workspace too
+    ],
+)
+def test_a_workspace_with_only_memory_md_or_only_memory_folder_works(
+    tmp_path: Path, write: WriteFile, files: dict[str, str], expected: str | None
+) -> None:
+    ws = tmp_path / "agent"
+    for rel, text in files.items():
+        write(ws, rel, text)
+    result = run(["search", "quokka", "-w", str(ws)])
+    assert result.exit_code == 0, result.output
+    if expected is None:
+        assert result.stdout.strip() == "No matches."
+    else:
+        assert result.stdout.splitlines()[0].endswith(" " + expected)
+    assert run(["status", "-w", str(ws)]).exit_code == 0
+
+
+def test_config_shows_settings_anywhere_without_creating_anything(tmp_path: Path) -> None:
+    result = run(["config", "--json", "-w", str(tmp_path)])
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["search.max_results"]["value"] == 6
+    assert list(tmp_path.iterdir()) == []
+
+
+# -- the result limit ----------------------------------------------------------------------------
+
+
+def test_one_result_limit_for_the_cli_api_config_and_tool(tmp_path: Path, write: WriteFile) -> None:
+    from memdir import Memory
+    from memdir.config import MAX_RESULTS, load_config
+    from memdir.errors import ConfigError, UsageError
+    from memdir.tools import tool_schemas
+
+    ws = tmp_path / "ws"
+    for i in range(MAX_RESULTS + 20):
+        write(ws, f"memory/n{i:03d}.md", f"# Note {i}\n\nthe capybara count is {i}\n")
+    args = ["search", "capybara", "--json", "--min-score", "0", "-w", str(ws)]
+    assert len(json.loads(run([*args, "-n", str(MAX_RESULTS)]).stdout)) == MAX_RESULTS == 200
+    refused = CliRunner().invoke(cli, [*args, "-n", str(MAX_RESULTS + 1)])
+    assert refused.exit_code == 2
+    assert "-n" in refused.stderr and "1<=x<=200" in refused.stderr
+    with Memory(ws) as mem, pytest.raises(UsageError, match="between 1 and 200"):
+        mem.search("capybara", max_results=MAX_RESULTS + 1)
+    with pytest.raises(ConfigError, match=r"search\.max_results"):
+        load_config(ws, overrides={"search.max_results": MAX_RESULTS + 1})
+    (search_tool,) = (t for t in tool_schemas("mcp") if t["name"] == "memory_search")
+    assert search_tool["inputSchema"]["properties"]["maxResults"]["maximum"] == MAX_RESULTS
+
+
+# -- what the human views print ------------------------------------------------------------------
+
+
+def test_human_output_escapes_control_characters_and_is_not_markup(
+    tmp_path: Path, write: WriteFile
+) -> None:
+    ws = tmp_path / "ws [bold]x[/bold]"
+    spoof = "memory/a\n0.999 memory/fake.md#L1-L1\n.md"
+    write(ws, spoof, "the ocelot plan\n")
+    write(ws, "memory/b\u202eevil.md", "the ocelot\x1b[2J\rbackup plan\n")
+    write(ws, "memory/[/yellow]\r.md", b"\x00\x01 binary ocelot")
+    result = run(["search", "ocelot", "--min-score", "0", "-w", str(ws)])
+    assert result.exit_code == 0, result.output
+    headers = [line for line in result.stdout.splitlines() if line and not line.startswith(" ")]
+    assert sorted(h.split(" ", 1)[1] for h in headers) == [
+        "memory/a\\n0.999 memory/fake.md#L1-L1\\n.md#L1",
+        "memory/b\\u202eevil.md#L1",
+    ]
+    assert "    the ocelot\\x1b[2J" in result.stdout.splitlines()  # a snippet's line breaks stay
+    assert "    backup plan" in result.stdout.splitlines()  # indented under its header
+    assert "\x1b" not in result.stdout and "\r" not in result.stdout
+    # JSON stays exact.
+    data = json.loads(run(["search", "ocelot", "--json", "--min-score", "0", "-w", str(ws)]).stdout)
+    assert sorted(hit["path"] for hit in data) == sorted([spoof, "memory/b\u202eevil.md"])
+    status = run(["status", "-w", str(ws)])
+    assert re.search(r"^Workspace +.*/ws \[bold\]x\[/bold\]$", status.stdout, re.M)
+    # Warnings: the binary file's name is shown escaped, and "[/yellow]" as written.
+    assert "warning: memory/[/yellow]\\r.md: looks binary" in status.stderr
+    assert "warning: memory/[/yellow]\\r.md: looks binary" in run(["index", "-w", str(ws)]).stderr
+    watch = run(["watch", "--once", "-w", str(ws)])
+    assert "Watching " + str(ws.resolve()) + " (" in watch.stderr
+
+
+# -- start-up cost -------------------------------------------------------------------------------
+
+HEAVY = ("numpy", "httpx", "asyncio", "rich", "mcp", "memdir.embed", "memdir.search.vector")
+
+
+def _modules_after(code: str) -> set[str]:
+    probe = f"{code}\nimport sys\nprint(' '.join(sorted(sys.modules)))"
+    proc = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, env=_env()
+    )
+    assert proc.returncode == 0, proc.stderr
+    return set(proc.stdout.split())
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        ["--set", "search.mode=keyword", "--set", "embedding.provider=local"],
+        ["--set", "embedding.provider=none"],
+    ],
+)
+def test_a_keyword_search_imports_no_numpy_httpx_asyncio_or_rich(
+    workspace: Path, overrides: list[str]
+) -> None:
+    args = ["search", *overrides, "-w", str(workspace), "quokka"]
+    loaded = _modules_after(
+        "from click.testing import CliRunner\n"
+        "from memdir.cli import cli\n"
+        f"result = CliRunner().invoke(cli, {args!r})\n"
+        "assert result.exit_code == 0 and 'quokka' in result.stdout, result.output"
+    )
+    assert {m for m in loaded if m.split(".")[0] in HEAVY or m in HEAVY} == set()
+    assert "memdir.api" in loaded  # the probe did search
+
+
+def test_importing_memdir_or_its_cli_is_cheap() -> None:
+    assert not {m for m in _modules_after("import memdir.cli") if m.split(".")[0] in HEAVY}
+    assert "memdir.api" not in _modules_after("import memdir")
+    loaded = _modules_after("from memdir import Memory, SearchResult, __version__")
+    assert {"memdir.api", "memdir.search"} <= loaded
+
+
+def test_the_console_script_keeps_blas_to_one_thread() -> None:
+    """numpy is imported after main() starts, so its limit is set before numpy loads."""
+    env = {k: v for k, v in _env().items() if not k.endswith("_NUM_THREADS")}
+    code = (
+        "import sys\n"
+        "from memdir.cli import main\n"
+        "sys.argv = ['memdir', '--version']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "import numpy, threadpoolctl\n"
+        "print([i['num_threads'] for i in threadpoolctl.threadpool_info() if i['user_api'] == 'blas'])"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == "[1]"

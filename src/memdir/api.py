@@ -12,32 +12,34 @@ so in ``SearchResponse.warnings``.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import sqlite3
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import wraps
+from functools import cached_property, wraps
 from pathlib import Path
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from memdir.chunking import flatten_session
-from memdir.config import Config, load_config, mapping_setting
-from memdir.embed import Embedder, EmbedderSelection, EmbeddingSettings, select_embedder
-from memdir.embed.breaker import CircuitBreaker
-from memdir.embed.fill import FillReport, fill_vectors
-from memdir.embed.http import time_budget
+from memdir.config import MAX_RESULTS, Config, load_config, mapping_setting
 from memdir.errors import EmbeddingError, PathError, StorageError, UsageError, WorkspaceError
 from memdir.index import Index, Progress, SyncReport, sync_index
 from memdir.index.store import is_corruption
 from memdir.redact import Redactor, build_patterns
 from memdir.search import SearchResponse, SearchSettings, run_search
-from memdir.search.vector import VectorMatrix, VectorSearch, cosine_range, script_shifts
 from memdir.text.stopwords import STOP_WORDS
 from memdir.workspace import OpenFile, Workspace, decode_text, is_binary, split_citation
+
+if TYPE_CHECKING:
+    # numpy, httpx and the embedding providers are imported on first use only, so a keyword
+    # search (or `memdir --version`) does not pay for them.
+    from memdir.embed import Embedder, EmbedderSelection, EmbeddingSettings
+    from memdir.embed.breaker import CircuitBreaker
+    from memdir.embed.fill import FillReport
+    from memdir.search.vector import VectorMatrix, VectorSearch
 
 __all__ = ["AsyncMemory", "FileSlice", "Memory"]
 
@@ -140,12 +142,11 @@ class Memory:
         self._last_report: SyncReport | None = None
         self._closed = False
         self._sync_mutex = threading.Lock()
-        self.embedding_settings = _embedding_settings(self.config)
         self._embedder: Embedder | None = embedder
         self._owns_embedder = False
         self._embedder_reason: str | None = "embedder given by the caller" if embedder else None
         self._embedder_lock = threading.Lock()
-        self._matrix = VectorMatrix()
+        self._matrix: VectorMatrix | None = None  # created on the first vector search
         self._vector_error: str | None = None
         self._last_fill: FillReport | None = None
         self._fill_thread: threading.Thread | None = None
@@ -214,7 +215,7 @@ class Memory:
         )
         self.index = Index.open(path)
         self.index.recovered_from = moved
-        self._matrix = VectorMatrix()
+        self._matrix = None
         self._dirty = True
 
     # -- indexing --------------------------------------------------------------------------
@@ -255,10 +256,19 @@ class Memory:
         return report
 
     # -- embeddings ------------------------------------------------------------------------
+    @cached_property
+    def embedding_settings(self) -> EmbeddingSettings:
+        """The ``embedding.*`` settings, checked on first use (it imports the providers)."""
+        return _embedding_settings(self.config)
+
     def embedder(self) -> Embedder | None:
         """The embedder in use, created on first use; ``None`` means keyword search only."""
         with self._embedder_lock:
             if self._embedder is None and self._embedder_reason is None:
+                if self.config["embedding.provider"] == "none":
+                    # Known without importing the providers (numpy, httpx): keyword only.
+                    self._embedder_reason = _NO_PROVIDER
+                    return None
                 try:
                     selection = _select_shared(self.embedding_settings)
                 except EmbeddingError as exc:
@@ -279,6 +289,10 @@ class Memory:
     def _breaker(self) -> CircuitBreaker | None:
         """The circuit breaker of the embedder in use (hosted providers have one)."""
         breaker = getattr(self._embedder, "breaker", None)
+        if breaker is None:  # no embedder yet, or a local one: nothing to import
+            return None
+        from memdir.embed.breaker import CircuitBreaker
+
         return breaker if isinstance(breaker, CircuitBreaker) else None
 
     def _paused(self) -> str | None:
@@ -296,6 +310,8 @@ class Memory:
         embedder = self.embedder()
         if embedder is None:
             return None
+        from memdir.embed.fill import fill_vectors
+
         report = fill_vectors(
             self.index,
             embedder,
@@ -339,6 +355,10 @@ class Memory:
         paused = self._paused()
         if paused is not None:
             return None, paused
+        from memdir.search.vector import VectorMatrix, VectorSearch, cosine_range, script_shifts
+
+        if self._matrix is None:
+            self._matrix = VectorMatrix()
         self._matrix.refresh(self.index)
         if self._matrix.count == 0:
             return None, self._vector_error or "no chunk has been embedded yet"
@@ -429,6 +449,8 @@ class Memory:
             return []
         limit = self.config["embedding.sync_limit"]
         if missing <= limit:
+            from memdir.embed.http import time_budget
+
             with time_budget(self.embedding_settings.timeout_s):
                 self._fill(max_chunks=limit)
             missing = self.index.count_missing_vectors()
@@ -460,8 +482,8 @@ class Memory:
         self._check_open()
         if not isinstance(query, str) or not query.strip():
             raise UsageError("query is empty")
-        if max_results is not None and not 1 <= max_results <= 1000:
-            raise UsageError(f"max_results must be between 1 and 1000, got {max_results}")
+        if max_results is not None and not 1 <= max_results <= MAX_RESULTS:
+            raise UsageError(f"max_results must be between 1 and {MAX_RESULTS}, got {max_results}")
         if min_score is not None and not 0.0 <= min_score <= 1.0:
             raise UsageError(f"min_score must be between 0 and 1, got {min_score}")
         settings = self.settings.replace(max_results=max_results, min_score=min_score, mode=mode)
@@ -612,7 +634,7 @@ class Memory:
                 "missing": self.index.count_missing_vectors(),
                 "cache_entries": self.index.cache_size(),
                 "cache_max_entries": self.config["embedding.cache_max_entries"],
-                "matrix_bytes": self._matrix.nbytes,
+                "matrix_bytes": self._matrix.nbytes if self._matrix is not None else 0,
                 "degraded": self._paused()
                 or self._vector_error
                 or (None if embedder else self._embedder_reason),
@@ -666,6 +688,7 @@ class Memory:
             self._watcher = None
 
 
+_NO_PROVIDER = "provider is 'none': keyword search only"
 _LOCAL_MODELS: dict[str, EmbedderSelection] = {}
 _LOCAL_MODELS_LOCK = threading.Lock()
 
@@ -673,6 +696,8 @@ _LOCAL_MODELS_LOCK = threading.Lock()
 def _select_shared(settings: EmbeddingSettings) -> EmbedderSelection:
     """Packaged local models are loaded once per process and shared by every Memory (they
     are read-only and serialise their own calls); hosted clients are made per Memory."""
+    from memdir.embed import select_embedder
+
     if settings.provider != "local":
         return select_embedder(settings)
     key = settings.model
@@ -683,6 +708,8 @@ def _select_shared(settings: EmbeddingSettings) -> EmbedderSelection:
 
 
 def _embedding_settings(config: Config) -> EmbeddingSettings:
+    from memdir.embed import EmbeddingSettings
+
     return EmbeddingSettings(
         provider=config["embedding.provider"],
         model=config["embedding.model"],
@@ -691,6 +718,12 @@ def _embedding_settings(config: Config) -> EmbeddingSettings:
         timeout_s=config["embedding.timeout_s"],
         fallback=config["embedding.fallback"],
     )
+
+
+async def _in_thread(func: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
+    import asyncio  # only asyncio code gets here, and it has imported asyncio already
+
+    return await asyncio.to_thread(func, *args, **kwargs)
 
 
 class AsyncMemory:
@@ -708,21 +741,21 @@ class AsyncMemory:
         return self._memory.config
 
     async def sync(self, *, force: bool = False, progress: Progress | None = None) -> SyncReport:
-        return await asyncio.to_thread(self._memory.sync, force=force, progress=progress)
+        return await _in_thread(self._memory.sync, force=force, progress=progress)
 
     async def search(self, query: str, **kwargs: Any) -> SearchResponse:
-        return await asyncio.to_thread(self._memory.search, query, **kwargs)
+        return await _in_thread(self._memory.search, query, **kwargs)
 
     async def get(
         self, path: str, *, from_line: int | None = None, lines: int | None = None
     ) -> FileSlice:
-        return await asyncio.to_thread(self._memory.get, path, from_line=from_line, lines=lines)
+        return await _in_thread(self._memory.get, path, from_line=from_line, lines=lines)
 
     async def status(self) -> dict[str, Any]:
-        return await asyncio.to_thread(self._memory.status)
+        return await _in_thread(self._memory.status)
 
     async def aclose(self) -> None:
-        await asyncio.to_thread(self._memory.close)
+        await _in_thread(self._memory.close)
 
     async def __aenter__(self) -> AsyncMemory:
         return self

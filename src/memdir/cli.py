@@ -4,6 +4,13 @@ Stdout carries data only (a human view, or JSON with ``--json``); progress, warn
 go to stderr. Errors print one ``Error: …`` line and exit with the error's code (1 generic,
 2 usage, 3 config, 4 not found, 5 embedding provider, 6 storage). ``MEMDIR_DEBUG=1`` shows the
 traceback instead.
+
+``-w``, ``--config``, ``--set``, ``--json`` and ``-v`` are accepted before the command (for
+every command) and after it; after it wins. The human views escape control and bidi
+characters in paths and snippets, so a file name cannot forge a line of output.
+
+Imports are lazy: ``memdir --version`` and a keyword search never load numpy, httpx, asyncio or
+rich (``tests/test_cli.py`` checks that; ``bench/cli_latency.py`` measures it).
 """
 
 from __future__ import annotations
@@ -11,40 +18,77 @@ from __future__ import annotations
 import json
 import logging
 import os
-import shutil
+import re
 import signal
 import sys
-import tempfile
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import wraps
-from importlib import resources
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from memdir import __version__
-from memdir.api import Memory
-from memdir.config import CONFIG_FILENAME, SETTINGS, STATE_DIRNAME
+from memdir.config import (
+    CONFIG_FILENAME,
+    MAX_RESULTS,
+    SETTINGS,
+    STATE_DIRNAME,
+    Config,
+    load_config,
+)
 from memdir.errors import EmbeddingError, MemdirError, UsageError, WorkspaceError
-from memdir.index import SyncReport
-from memdir.search import MODES, SearchResponse
+from memdir.search import MODES
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from memdir.api import Memory
+    from memdir.index import SyncReport
+    from memdir.search import SearchResponse
 
 __all__ = ["cli", "main"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-out = Console(soft_wrap=True, highlight=False)
-err = Console(stderr=True, highlight=False)
+
+class _LazyConsole:
+    """A rich ``Console`` created on first use: importing rich costs more than most commands."""
+
+    def __init__(self, **options: Any) -> None:
+        self._options = options
+        self._console: Console | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(**self._options)
+        return getattr(self._console, name)
 
 
-def _parse_sets(values: tuple[str, ...]) -> dict[str, str]:
+err = _LazyConsole(stderr=True, highlight=False)  # the progress bar of `memdir index`
+
+# C0 and C1 controls, DEL, and the zero-width and bidi controls that reorder or hide text.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _shown(text: str) -> str:
+    """``text`` safe for one line of human output: control and bidi characters escaped."""
+
+    def escape(match: re.Match[str]) -> str:
+        char = match.group()
+        code = ord(char)
+        return _NAMED.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+
+    return _UNSAFE.sub(escape, text)
+
+
+def _parse_sets(values: Iterable[str]) -> dict[str, str]:
     overrides: dict[str, str] = {}
     for item in values:
         key, sep, value = item.partition("=")
@@ -54,74 +98,134 @@ def _parse_sets(values: tuple[str, ...]) -> dict[str, str]:
     return overrides
 
 
-def _warn_config(mem: Memory) -> Memory:
-    """Print the configuration's warnings (e.g. a misspelled MEMDIR_* variable) to stderr."""
-    _warn(mem.config.warnings)
-    return mem
+@dataclass(frozen=True, slots=True)
+class _Options:
+    """-w, --config, --set, --json and -v as given before the command (the group's options)."""
+
+    workspace: Path | None = None
+    config_file: Path | None = None
+    sets: tuple[str, ...] = ()
+    as_json: bool = False
+    verbose: int = 0
+
+
+def _group_options() -> _Options:
+    options = click.get_current_context().meta.get("memdir.options")
+    return options if isinstance(options, _Options) else _Options()
+
+
+def _workspace_options(func: F) -> F:
+    """--workspace, --config, --set and -v; used by the group and by each command."""
+    for decorator in (
+        click.option("-v", "--verbose", count=True, help="Log to stderr (-v info, -vv debug)."),
+        click.option(
+            "--set",
+            "sets",
+            multiple=True,
+            metavar="KEY=VALUE",
+            help="Override a setting, e.g. --set search.min_score=0.2. Repeatable. Lists take "
+            'JSON or commas (--set \'sources=["memory","sessions"]\'), tables a JSON object.',
+        ),
+        click.option(
+            "--config",
+            "config_file",
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="Config file (default: <workspace>/.memdir/config.toml).",
+        ),
+        click.option(
+            "-w",
+            "--workspace",
+            type=click.Path(path_type=Path),
+            help="The memory workspace folder (default: $MEMDIR_WORKSPACE, else the current "
+            "directory).",
+        ),
+    ):
+        func = decorator(func)
+    return func
+
+
+def _has_memory(config: Config) -> bool:
+    """Whether the workspace holds memory: MEMORY.md, memory/, a config or configured sources."""
+    root = config.workspace
+    return bool(
+        (root / "MEMORY.md").exists()
+        or (root / "memory.md").exists()
+        or (root / "memory").is_dir()
+        or (root / STATE_DIRNAME / CONFIG_FILENAME).is_file()
+        or config["extra_paths"]
+        or "sessions" in config["sources"]
+    )
 
 
 def common_options(func: F) -> F:
-    """--workspace, --config, --set and -v, shared by every command."""
+    """--workspace, --config, --set and -v, shared by every command (and the group)."""
 
-    @click.option(
-        "-w",
-        "--workspace",
-        type=click.Path(path_type=Path),
-        envvar="MEMDIR_WORKSPACE",
-        default=".",
-        show_default="current directory",
-        help="The memory workspace folder.",
-    )
-    @click.option(
-        "--config",
-        "config_file",
-        type=click.Path(dir_okay=False, path_type=Path),
-        help="Config file (default: <workspace>/.memdir/config.toml).",
-    )
-    @click.option(
-        "--set",
-        "sets",
-        multiple=True,
-        metavar="KEY=VALUE",
-        help="Override a setting, e.g. --set search.min_score=0.2. Repeatable. Lists take "
-        'JSON or commas (--set \'sources=["memory","sessions"]\'), tables a JSON object.',
-    )
-    @click.option("-v", "--verbose", count=True, help="Log to stderr (-v info, -vv debug).")
+    @_workspace_options
     @wraps(func)
     def wrapper(
         *args: Any,
-        workspace: Path,
+        workspace: Path | None,
         config_file: Path | None,
         sets: tuple[str, ...],
         verbose: int,
         **kwargs: Any,
     ) -> Any:
+        group = _group_options()
+        verbose += group.verbose
         if verbose:
             logging.basicConfig(
                 stream=sys.stderr,
                 level=logging.DEBUG if verbose > 1 else logging.INFO,
                 format="%(levelname)s %(name)s: %(message)s",
             )
+        ws = workspace or group.workspace or Path(os.environ.get("MEMDIR_WORKSPACE") or ".")
+        config_file = config_file or group.config_file
+        overrides = {**_parse_sets(group.sets), **_parse_sets(sets)}
+
+        def load(**extra: Any) -> Config:
+            config = load_config(ws, config_file=config_file, overrides={**overrides, **extra})
+            _warn(config.warnings)  # e.g. a misspelled MEMDIR_* variable
+            return config
+
+        def open_memory(*, need_memory: bool = False, **extra: Any) -> Memory:
+            from memdir.api import Memory
+
+            config = load(**extra)
+            if need_memory and config.workspace.is_dir() and not _has_memory(config):
+                raise WorkspaceError(
+                    f"{config.workspace} has no memory files (no MEMORY.md, memory/ or "
+                    f"{STATE_DIRNAME}/{CONFIG_FILENAME})",
+                    hint="point at your workspace with -w DIR or MEMDIR_WORKSPACE, "
+                    "or run `memdir init` to start one here",
+                )
+            return Memory(config=config)
+
         ctx = click.get_current_context()
-        ctx.meta["memdir.open"] = lambda **extra: _warn_config(
-            Memory(workspace, config_file=config_file, overrides={**_parse_sets(sets), **extra})
-        )
-        ctx.meta["memdir.workspace"] = workspace
+        ctx.meta["memdir.open"] = open_memory
+        ctx.meta["memdir.config"] = load
+        ctx.meta["memdir.workspace"] = ws
         return func(*args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
 
 
 def json_option(func: F) -> F:
-    return click.option(
-        "--json", "as_json", is_flag=True, help="Print JSON instead of the human view."
-    )(func)
+    """--json (also accepted before the command)."""
+
+    @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of the human view.")
+    @wraps(func)
+    def wrapper(*args: Any, as_json: bool, **kwargs: Any) -> Any:
+        return func(*args, as_json=as_json or _group_options().as_json, **kwargs)
+
+    wrapper.memdir_json = True  # type: ignore[attr-defined]
+    return wrapper  # type: ignore[return-value]
 
 
 @contextmanager
 def _open(**overrides: Any) -> Iterator[Memory]:
+    """The workspace's Memory; refuses a folder with no memory files rather than indexing it."""
     opener = click.get_current_context().meta["memdir.open"]
-    mem = opener(**overrides)
+    mem = opener(need_memory=True, **overrides)
     try:
         yield mem
     finally:
@@ -132,9 +236,9 @@ def _emit_json(data: object) -> None:
     click.echo(json.dumps(data, ensure_ascii=False, indent=2))
 
 
-def _warn(messages: Iterator[str] | list[str] | tuple[str, ...]) -> None:
+def _warn(messages: Iterable[str]) -> None:
     for message in messages:
-        err.print(f"[yellow]warning:[/yellow] {message}", markup=True)
+        click.echo(f"{click.style('warning:', fg='yellow')} {_shown(message)}", err=True)
 
 
 class MemdirGroup(click.Group):
@@ -152,14 +256,39 @@ class MemdirGroup(click.Group):
             ctx.exit(exc.exit_code)
 
 
+_JSON_ALWAYS = ("tools", "call")  # commands whose output is JSON anyway
+
+
+def _has_json(command: click.Command) -> bool:
+    return bool(getattr(command.callback, "memdir_json", False))
+
+
 @click.group(cls=MemdirGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="memdir")
-def cli() -> None:
+@_workspace_options
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="JSON output, for every command except watch, serve, demo and prompt.",
+)
+@click.pass_context
+def cli(
+    ctx: click.Context,
+    workspace: Path | None,
+    config_file: Path | None,
+    sets: tuple[str, ...],
+    verbose: int,
+    as_json: bool,
+) -> None:
     """memdir: local-first memory for LLM agents.
 
     Memory is plain Markdown (MEMORY.md, memory/YYYY-MM-DD.md, memory/**/*.md) that you can
     read and git diff; memdir keeps a SQLite index beside it (.memdir/) and searches it in
     English, Chinese and other languages, offline.
+
+    The options below may go before the command (memdir -w DIR search …) as well as after
+    it; after it wins.
 
     \b
     Quick start:
@@ -167,12 +296,18 @@ def cli() -> None:
       memdir index                     # build the index
       memdir search "database choice"  # search it
     """
+    name = ctx.invoked_subcommand
+    command = cli.get_command(ctx, name) if name else None
+    if as_json and command is not None and name not in _JSON_ALWAYS and not _has_json(command):
+        raise click.UsageError(f"`memdir {name}` has no JSON output", ctx=ctx)
+    ctx.meta["memdir.options"] = _Options(workspace, config_file, sets, as_json, verbose)
 
 
 @cli.command()
 @click.option("--sample", is_flag=True, help="Also copy the bundled sample notes into memory/.")
+@json_option
 @common_options
-def init(sample: bool) -> None:
+def init(sample: bool, as_json: bool) -> None:
     """Create a workspace: MEMORY.md, memory/ and .memdir/config.toml. Existing files are kept.
 
     \b
@@ -181,10 +316,13 @@ def init(sample: bool) -> None:
     """
     ws: Path = click.get_current_context().meta["memdir.workspace"]
     created = _init_workspace(ws, sample=sample)
+    if as_json:
+        _emit_json({"workspace": str(ws.resolve()), "created": [str(p) for p in created]})
+        return
     for path in created:
-        click.echo(f"created {path}")
+        click.echo(f"created {_shown(str(path))}")
     if not created:
-        click.echo(f"{ws} is already a workspace; nothing to create")
+        click.echo(f"{_shown(str(ws))} is already a workspace; nothing to create")
 
 
 def _init_workspace(ws: Path, *, sample: bool) -> list[Path]:
@@ -227,6 +365,8 @@ def _config_template() -> str:
 
 
 def _copy_sample(ws: Path) -> list[Path]:
+    from importlib import resources
+
     created: list[Path] = []
     sample = resources.files("memdir") / "sample"
     stack = [(sample, ws)]
@@ -283,6 +423,8 @@ def _run_sync(mem: Memory, *, force: bool, quiet: bool) -> SyncReport:
         return mem.sync(force=force)
     if not err.is_terminal:
         return mem.sync(force=force, progress=_ProgressLines())
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -377,7 +519,7 @@ def index(force: bool, quiet: bool, strict: bool, as_json: bool) -> None:
 @click.option(
     "-n",
     "--max-results",
-    type=click.IntRange(1, 1000),
+    type=click.IntRange(1, MAX_RESULTS),
     help="How many results (default: search.max_results).",
 )
 @click.option(
@@ -418,9 +560,10 @@ def _print_results(response: SearchResponse) -> None:
         click.echo("No matches.")
         return
     for hit in response:
-        out.print(f"[bold]{hit.score:.3f}[/bold] [cyan]{hit.citation}[/cyan]", markup=True)
+        score = click.style(f"{hit.score:.3f}", bold=True)
+        click.echo(f"{score} {click.style(_shown(hit.citation), fg='cyan')}")
         for line in hit.snippet.strip().splitlines():
-            click.echo(f"    {line}")
+            click.echo(f"    {_shown(line)}")
         click.echo()
 
 
@@ -471,57 +614,146 @@ def get(target: str, as_json: bool) -> None:
 @json_option
 @common_options
 def status(as_json: bool) -> None:
-    """Show what is indexed, the settings that shape search, and any problem files."""
+    """Show what is indexed, the embedder, the settings that shape search, and any problem files.
+
+    Every field of ``--json`` is shown; nested ones are indented under their name.
+    """
     with _open() as mem:
         mem.sync()
         info = mem.status()
     if as_json:
         _emit_json(info)
         return
-    table = Table(show_header=False, box=None, pad_edge=False)
-    table.add_column(style="bold")
-    table.add_column()
-    table.add_row("Workspace", info["workspace"])
-    table.add_row("Index", info["index_path"])
-    table.add_row("Config", info["config_file"] or "(defaults)")
-    table.add_row("Indexed", f"{info['files']} files, {info['chunks']} chunks")
-    for source, counts in sorted(info["sources"].items()):
-        table.add_row(f"  {source}", f"{counts['files']} files, {counts['chunks']} chunks")
-    table.add_row("Search mode", info["search_mode"])
-    for key, value in info.items():
-        if key.startswith("vector") or key == "embedding":
-            table.add_row(key.replace("_", " ").capitalize(), json.dumps(value, ensure_ascii=False))
-    table.add_row("Problems", str(len(info["problems"])))
-    out.print(table)
-    _warn([f"{p['path']}: {p['message']}" for p in info["problems"]])
+    problems = info.get("problems") or []
+    _print_rows(_status_rows({**info, "problems": len(problems)}))
+    _warn([f"{p['path']}: {p['message']}" for p in problems])
+
+
+def _scalar(value: object) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, list | tuple):
+        return ", ".join(_scalar(v) for v in value) if value else "(none)"
+    if isinstance(value, Mapping):
+        return ", ".join(f"{k}={_scalar(v)}" for k, v in value.items()) or "(none)"
+    return _shown(str(value))
+
+
+def _status_rows(data: Mapping[str, Any], depth: int = 0) -> Iterator[tuple[str, str]]:
+    """(label, value) rows for every key of ``data``; a nested mapping's keys are indented."""
+    for key, value in data.items():
+        label = "  " * depth + _shown(str(key)).replace("_", " ")
+        if depth == 0:
+            label = label[:1].upper() + label[1:]
+        if isinstance(value, Mapping) and value:
+            yield label, ""
+            yield from _status_rows(value, depth + 1)
+        elif isinstance(value, list | tuple) and value and isinstance(value[0], Mapping):
+            yield label, str(len(value))
+            for item in value:
+                yield "  " * (depth + 1) + "-", _scalar(item)
+        else:
+            yield label, _scalar(value)
+
+
+def _print_rows(rows: Iterable[tuple[str, ...]]) -> None:
+    """Aligned columns; each value is already escaped and stays on its line."""
+    rows = list(rows)
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)] if rows else []
+    for row in rows:
+        cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
+        click.echo("  ".join([*cells, row[-1]]).rstrip())
+
+
+class _Stopped(BaseException):
+    """A stop signal, seen by ``memdir watch`` at a progress step of its first sync."""
+
+
+class _StopSignals:
+    """SIGINT and SIGTERM, caught as requests to stop (see :func:`_stop_signals`)."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self, reader: Any) -> None:
+        self.requested = False
+        self._reader = reader
+
+    def handler(self, signum: int, frame: object) -> None:
+        self.requested = True  # no lock, no raise: safe at any moment
+
+    def check(self, *progress: object) -> None:
+        """A sync's progress callback: raises :class:`_Stopped` once a stop was requested."""
+        if self.requested:
+            raise _Stopped
+
+    def wait(self) -> None:
+        """Sleep until a stop is requested (at once if it already was)."""
+        while not self.requested:
+            if any(byte in self.SIGNALS for byte in self._reader.recv(64)):
+                self.requested = True
+
+
+@contextmanager
+def _stop_signals() -> Iterator[_StopSignals]:
+    """Within the block SIGINT and SIGTERM only ask it to stop.
+
+    The Python-level handler just sets a flag. The interpreter's C-level handler also writes
+    the signal number to a socket (``signal.set_wakeup_fd``), which :meth:`_StopSignals.wait`
+    sleeps on. Nothing is raised from a handler and no lock is taken in one, so a signal
+    arriving at any moment can neither deadlock the main thread (setting a
+    ``threading.Event`` from a handler can, while the main thread waits on that Event) nor
+    break off code halfway (as ``KeyboardInterrupt`` can).
+    """
+    import socket
+
+    reader, writer = socket.socketpair()
+    writer.setblocking(False)
+    stop = _StopSignals(reader)
+    previous = {signum: signal.signal(signum, stop.handler) for signum in stop.SIGNALS}
+    old_fd = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
+    try:
+        yield stop
+    finally:
+        signal.set_wakeup_fd(old_fd)
+        for signum, old in previous.items():
+            signal.signal(signum, old)
+        reader.close()
+        writer.close()
 
 
 @cli.command()
 @click.option("--once", is_flag=True, hidden=True, help="Sync once and exit (for tests).")
 @common_options
 def watch(once: bool) -> None:
-    """Keep the index up to date as files change (Ctrl-C to stop)."""
-    with _open() as mem:
-        report = mem.sync()
-        err.print(f"Watching {mem.config.workspace} ({report.files_total} files). Ctrl-C to stop.")
+    """Keep the index up to date as files change.
+
+    Ctrl-C (SIGINT) or SIGTERM stops it with exit code 0 at any moment once the command has
+    started; during the first index, at its next step (file or embedding batch).
+    """
+    with _stop_signals() as stop, _open() as mem:
+        try:
+            report = mem.sync(progress=stop.check)
+        except _Stopped:
+            return
+        shown = _shown(str(mem.config.workspace))
+        click.echo(f"Watching {shown} ({report.files_total} files). Ctrl-C to stop.", err=True)
         if once:
             return
-        stop = threading.Event()
 
         def on_sync(rep: SyncReport) -> None:
             if rep.changed:
-                err.print(
-                    f"re-indexed: {rep.files_indexed} changed, {rep.files_removed} removed ({rep.seconds * 1000:.0f} ms)"
+                click.echo(
+                    f"re-indexed: {rep.files_indexed} changed, {rep.files_removed} removed ({rep.seconds * 1000:.0f} ms)",
+                    err=True,
                 )
             _warn([str(p) for p in rep.problems])
 
-        signal.signal(signal.SIGTERM, lambda *_: stop.set())
         mem.start_watching(on_sync=on_sync)
-        try:
-            while not stop.wait(0.5):
-                pass
-        except KeyboardInterrupt:
-            pass
+        stop.wait()
 
 
 @cli.command("config")
@@ -529,16 +761,18 @@ def watch(once: bool) -> None:
 @common_options
 def config_cmd(as_json: bool) -> None:
     """Show every setting, its value and where the value came from."""
-    with _open() as mem:
-        cfg = mem.config
+    cfg = click.get_current_context().meta["memdir.config"]()
+    if not cfg.workspace.is_dir():
+        raise WorkspaceError(f"workspace {cfg.workspace} is not a folder")
     data = cfg.to_dict()
     if as_json:
         _emit_json(data)
         return
-    table = Table("key", "value", "source", box=None)
+    rows = [("key", "value", "source")]
     for key, item in data.items():
-        table.add_row(key, json.dumps(item["value"], ensure_ascii=False), item["source"])
-    out.print(table)
+        value = json.dumps(item["value"], ensure_ascii=False)
+        rows.append((key, _shown(value), _shown(item["source"])))
+    _print_rows(rows)
 
 
 @cli.command()
@@ -554,6 +788,11 @@ def demo(directory: Path | None, keep: bool) -> None:
       memdir demo              # in a temporary folder, removed afterwards
       memdir demo ./demo-ws    # kept, so you can explore it
     """
+    import shutil
+    import tempfile
+
+    from memdir.api import Memory
+
     target = directory or Path(tempfile.mkdtemp(prefix="memdir-demo-"))
     try:
         _init_workspace(target, sample=True)
@@ -584,11 +823,12 @@ from memdir import cli_agent  # noqa: E402,F401
 def main() -> None:
     """Entry point of the ``memdir`` console script."""
     # A CLI or MCP server process runs one query at a time on what is often a small, busy
-    # machine: one BLAS thread per process avoids threads spinning against each other.
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(limits=1, user_api="blas"):
-        cli(prog_name="memdir")
+    # machine: one BLAS thread per process avoids threads spinning against each other. numpy
+    # is imported later, only by commands that need it, so this is said before it loads (and
+    # a value the user set is kept).
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    os.environ.setdefault("MKL_NUM_THREADS", "1")
+    cli(prog_name="memdir")
 
 
 if __name__ == "__main__":

@@ -11,15 +11,17 @@ import signal
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from memdir.cli import cli, common_options, json_option
+from memdir.cli import _shown, _warn, cli, common_options, json_option
 from memdir.config import SCOPES
-from memdir.prompt import memory_prompt
-from memdir.tools import FORMATS, MemoryTools, ToolError, tool_schemas
+from memdir.tools.spec import FORMATS
 from memdir.tools.write import TARGETS
+
+if TYPE_CHECKING:
+    from memdir.tools import MemoryTools
 
 __all__: list[str] = []
 
@@ -54,6 +56,8 @@ def read_only_option(func: F) -> F:
 def _tools(
     agent_id: str | None, scope: str | None, *, read_only: bool = False
 ) -> Iterator[MemoryTools]:
+    from memdir.tools import MemoryTools
+
     memory = click.get_current_context().meta["memdir.open"]()
     try:
         yield MemoryTools(
@@ -148,6 +152,8 @@ def tools_cmd(fmt: str, read_only: bool) -> None:
       memdir tools --format openai > tools.json
       memdir tools --format anthropic --read-only
     """
+    from memdir.tools import tool_schemas
+
     names = READ_ONLY_TOOLS if read_only else None
     click.echo(json.dumps(tool_schemas(fmt, tools=names), ensure_ascii=False, indent=2))
 
@@ -176,6 +182,8 @@ def prompt_cmd(citations: str, scope: str, sessions: bool, read_only: bool) -> N
     Example:
       memdir prompt --read-only --citations off
     """
+    from memdir.prompt import memory_prompt
+
     names = READ_ONLY_TOOLS if read_only else None
     text = memory_prompt(
         tools=names or ("memory_search", "memory_get", "memory_write"),
@@ -214,14 +222,15 @@ def write_cmd(
     with _tools(agent_id, scope) as tools:
         result = tools.call("memory_write", {"content": text, "target": target})
     if result.is_error:
+        from memdir.tools import ToolError
+
         payload = result.payload
         raise ToolError(payload["error"], code=payload["code"], hint=payload.get("hint"))
     if as_json:
         click.echo(json.dumps(result.payload, ensure_ascii=False, indent=2))
         return
-    for warning in result.payload["warnings"]:
-        click.echo(f"warning: {warning}", err=True)
-    click.echo(f"wrote {result.payload['citation']}")
+    _warn(result.payload["warnings"])
+    click.echo(f"wrote {_shown(result.payload['citation'])}")
 
 
 @cli.command("call")

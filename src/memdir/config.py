@@ -166,6 +166,10 @@ def _redact_patterns(value: Mapping[str, Any] | str) -> str | None:
 # -- end of agent tools block (issue #4) ---------------------------------------------------------
 
 
+MAX_RESULTS = 200
+"""The most results one search returns: the bound of ``search.max_results``, the API's
+``max_results``, ``memdir search -n`` and the memory_search tool's ``maxResults``."""
+
 SETTINGS: tuple[Setting, ...] = (
     Setting(
         "extra_paths",
@@ -221,7 +225,7 @@ SETTINGS: tuple[Setting, ...] = (
         "chunking.tokens (so text is stored at most about twice).",
         _at_least(0),
     ),
-    Setting("search.max_results", 6, int, "Results returned by default.", _between(1, 1000)),
+    Setting("search.max_results", 6, int, "Results returned by default.", _between(1, MAX_RESULTS)),
     Setting(
         "search.min_score",
         0.35,

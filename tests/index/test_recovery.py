@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memdir import Memory
+from memdir.index.store import KEEP_CORRUPT_COPIES
 
 KEYWORD_ONLY = {"embedding.provider": "none"}
 
@@ -44,3 +45,25 @@ def test_pages_damaged_past_the_header_are_rebuilt_on_search(tmp_path: Path) -> 
         assert status["recovered_from"] and ".corrupt-" in status["recovered_from"]
         assert status["files"] == 121
     assert list(index.parent.glob(index.name + ".corrupt-*"))
+
+
+def test_only_the_newest_damaged_copies_are_kept(tmp_path: Path) -> None:
+    ws = _workspace(tmp_path / "ws", n=3)
+    with Memory(ws, overrides=KEYWORD_ONLY) as mem:
+        mem.sync()
+        index = mem.index.path
+    old = index.with_name(index.name + ".corrupt-20000101T000000")  # from a run long ago
+    old.write_bytes(b"old damage")
+    Path(str(old) + "-wal").write_bytes(b"old wal")
+    for i in range(5):  # damaged five times in a row (often within one second)
+        for side in (Path(str(index) + "-wal"), Path(str(index) + "-shm")):
+            side.unlink(missing_ok=True)
+        index.write_bytes(f"damage {i} ".encode() * 2000)
+        with Memory(ws, overrides=KEYWORD_ONLY) as mem:
+            assert [h.path for h in mem.search("BLUEHERON")] == ["MEMORY.md"]
+            assert mem.status()["recovered_from"]
+    copies = sorted(index.parent.glob(index.name + ".corrupt-*"))
+    assert len(copies) == KEEP_CORRUPT_COPIES == 3
+    kept = {p.read_bytes()[: len("damage 0")].decode() for p in copies}
+    assert kept == {"damage 2", "damage 3", "damage 4"}
+    assert not Path(str(old) + "-wal").exists()

@@ -6,10 +6,12 @@ the change; nothing is re-checked at search time. Every wait polls against a dea
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -233,3 +235,92 @@ def _check_watch_process(proc: subprocess.Popen[str], workspace: Path, write: Wr
     assert "Traceback" not in "".join(seen), seen
     assert proc.stdout is not None
     assert proc.stdout.read() == ""
+
+
+# -- stopping on a signal --------------------------------------------------------------------
+
+STOP_TRIALS = 40
+STOP_SLOTS = 4  # processes running at once, each on its own copy of the workspace
+
+
+def _watch_until_signalled(ws: Path, trial: int) -> str | None:
+    """Start `memdir watch`, signal it at a moment chosen by ``trial``; None if it stopped well."""
+    slot, k = trial % STOP_SLOTS, trial // STOP_SLOTS
+    signum = signal.SIGTERM if k % 2 == 0 else signal.SIGINT
+    moment = (k // 2 + slot) % 4  # at once; during a re-index; after a while; soon after start
+    env = {**os.environ, "COLUMNS": "200", "MEMDIR_SYNC_WATCH_DEBOUNCE_MS": "20"}
+    with subprocess.Popen(
+        [sys.executable, "-m", "memdir", "watch", "-w", str(ws)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    ) as proc:
+        try:
+            lines, pump = _pump(proc.stderr)
+            seen: list[str] = []
+            deadline = time.monotonic() + 60
+            while not any("Watching" in line for line in seen):
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    return f"trial {trial}: did not start: {seen}"
+                with contextlib.suppress(queue.Empty):
+                    seen.append(lines.get(timeout=0.05))
+            if moment == 1:
+                (ws / "memory" / "2026-01-12.md").write_text(f"edit {trial} wallaby\n", "utf-8")
+                time.sleep(0.01 * (trial % 7))  # around the 20 ms debounce and the sync after it
+            elif moment == 2:
+                time.sleep(0.1 + 0.05 * (trial % 5))
+            elif moment == 3:
+                time.sleep(0.002 * (trial % 5))
+            proc.send_signal(signum)
+            try:
+                code = proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                return f"trial {trial}: hung after {signum.name} (moment {moment})"
+            pump.join(timeout=5)
+            while not lines.empty():
+                seen.append(lines.get())
+            if code != 0 or any("Traceback" in line for line in seen):
+                return f"trial {trial}: {signum.name} (moment {moment}) gave exit {code}: {seen}"
+            return None
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+
+
+def test_memdir_watch_stops_cleanly_on_sigterm_or_sigint_at_any_moment(
+    tmp_path: Path, workspace: Path
+) -> None:
+    """40 runs, SIGTERM and SIGINT, at once, mid re-index, later: each exits 0 within seconds
+    and leaves an intact index (a signal handler that takes a lock can deadlock the process)."""
+    slots = []
+    for slot in range(STOP_SLOTS):
+        copy = tmp_path / f"slot{slot}"
+        shutil.copytree(workspace, copy)
+        slots.append(copy)
+    failures: list[str] = []
+
+    def run_slot(slot: int) -> None:
+        for trial in range(slot, STOP_TRIALS, STOP_SLOTS):
+            problem = _watch_until_signalled(slots[slot], trial)
+            if problem:
+                failures.append(problem)
+
+    threads = [threading.Thread(target=run_slot, args=(slot,)) for slot in range(STOP_SLOTS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=600)
+    assert not any(thread.is_alive() for thread in threads), "trials did not finish"
+    assert failures == []
+    for ws in slots:
+        index = ws / ".memdir" / "index.sqlite"
+        with contextlib.closing(sqlite3.connect(index)) as conn:
+            assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        assert not list(index.parent.glob("*.corrupt-*"))
+        with Memory(ws) as mem:
+            assert mem.status()["files"] == 4
+            assert [h.path for h in mem.search("wallaby", min_score=0.0)] == [
+                "memory/2026-01-12.md"
+            ]

@@ -77,7 +77,7 @@ def test_argument_spellings(call: Call, arguments: object) -> None:
         ({"query": "   "}, "query is required"),
         ({"query": 42}, "query must be a string"),
         ({"query": "x", "maxResults": 0}, "maxResults must be at least 1"),
-        ({"query": "x", "maxResults": 500}, "maxResults must be at most 50"),
+        ({"query": "x", "maxResults": 500}, "maxResults must be at most 200"),
         ({"query": "x", "maxResults": True}, "maxResults must be an integer, got a boolean"),
         ({"query": "x", "maxResults": "many"}, "maxResults must be an integer"),
         ({"query": "x", "minScore": 1.5}, "minScore must be at most 1"),

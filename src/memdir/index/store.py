@@ -584,15 +584,40 @@ def _unlink_quietly(path: Path) -> None:
             os.unlink(str(path) + suffix)
 
 
+KEEP_CORRUPT_COPIES = 3
+"""Damaged indexes moved aside (``<index>.corrupt-<time>``) that are kept; older ones go."""
+
+
 def _move_aside(path: Path, lock: WriterLock) -> str:
-    stamp = time.strftime("%Y%m%dT%H%M%S")
+    now = time.time()
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.localtime(now)) + f".{int(now % 1 * 1e6):06d}"
     target = path.with_name(f"{path.name}.corrupt-{stamp}")
     with lock:
+        n = 1
+        while target.exists():  # damaged twice within a microsecond: keep both
+            n += 1
+            target = path.with_name(f"{path.name}.corrupt-{stamp}-{n}")
         for suffix in ("", "-wal", "-shm"):
             src = Path(str(path) + suffix)
             if src.exists():
                 os.replace(src, str(target) + suffix)
+        _prune_corrupt(path)
     return str(target)
+
+
+def _prune_corrupt(path: Path) -> None:
+    """Delete all but the newest :data:`KEEP_CORRUPT_COPIES` copies (and their WAL files)."""
+
+    def age(copy: Path) -> tuple[str, int]:
+        stamp, _, n = copy.name.rpartition(".corrupt-")[2].partition("-")
+        return stamp, int(n) if n.isdigit() else 1
+
+    prefix = f"{path.name}.corrupt-"
+    copies = [p for p in path.parent.glob(prefix + "*") if not p.name.endswith(("-wal", "-shm"))]
+    for old in sorted(copies, key=age, reverse=True)[KEEP_CORRUPT_COPIES:]:
+        for suffix in ("", "-wal", "-shm"):
+            with suppress(OSError):
+                os.unlink(str(old) + suffix)
 
 
 def _write_gitignore(folder: Path) -> None:

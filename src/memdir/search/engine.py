@@ -9,13 +9,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from memdir.config import Config
+from memdir.config import MAX_RESULTS, Config
 from memdir.errors import EmbeddingError, UsageError
 from memdir.index import ChunkRow, Index
 from memdir.search.decay import decay_multiplier, timestamp_for
 from memdir.search.hybrid import Candidate, merge, normalise_weights
 from memdir.search.keyword import keyword_search
-from memdir.search.mmr import mmr_rerank
 from memdir.search.results import SearchResponse, SearchResult, citation_for, make_snippet
 from memdir.search.threads import Assist, LazyPool
 from memdir.text import is_cjk, replace_surrogates
@@ -186,7 +185,8 @@ def run_search(
             f"vector search unavailable ({vectors_unavailable or 'no embedder configured'}); used keyword search"
         )
         mode = "keyword"
-    limit = min(200, max(1, settings.max_results * settings.candidate_multiplier))
+    # Never fewer candidates than results: max_results is at most MAX_RESULTS.
+    limit = min(MAX_RESULTS, max(1, settings.max_results * settings.candidate_multiplier))
     if path_filter is not None:
         limit = min(400, limit * 2)  # some candidates will be filtered out
     vector_hits: list[tuple[int, float]] = []
@@ -273,6 +273,8 @@ def run_search(
         key=lambda c: (-c.score, rows[c.chunk_id].path if c.chunk_id in rows else "", c.chunk_id)
     )
     if settings.mmr_enabled:
+        from memdir.search.mmr import mmr_rerank  # off by default: not imported until used
+
         candidates = mmr_rerank(candidates, rows, settings.mmr_lambda)
     kept = [c for c in candidates if c.score >= settings.min_score]
     if not kept and mode == "hybrid" and keyword_hits:

@@ -12,10 +12,32 @@ tools``) and the Python dispatcher (:class:`MemoryTools`)::
     reply = tools.dispatch(call.function.name, call.function.arguments)  # JSON text
 """
 
-from memdir.tools.access import AccessPolicy, PrivateMarks, check_agent_id, resolve_scope
-from memdir.tools.args import ToolError
-from memdir.tools.dispatch import TOOLS, MemoryTools, ToolArguments, ToolResult, tool_schemas
-from memdir.tools.spec import FORMATS, ToolSpec
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from memdir.tools.access import AccessPolicy, PrivateMarks, check_agent_id, resolve_scope
+    from memdir.tools.args import ToolError
+    from memdir.tools.dispatch import TOOLS, MemoryTools, ToolArguments, ToolResult, tool_schemas
+    from memdir.tools.spec import FORMATS, ToolSpec
+
+# Imported on first use (PEP 562): `memdir tools` and `memdir.tools.spec` need no dispatcher.
+_LAZY = {
+    "AccessPolicy": "memdir.tools.access",
+    "PrivateMarks": "memdir.tools.access",
+    "check_agent_id": "memdir.tools.access",
+    "resolve_scope": "memdir.tools.access",
+    "ToolError": "memdir.tools.args",
+    "TOOLS": "memdir.tools.dispatch",
+    "MemoryTools": "memdir.tools.dispatch",
+    "ToolArguments": "memdir.tools.dispatch",
+    "ToolResult": "memdir.tools.dispatch",
+    "tool_schemas": "memdir.tools.dispatch",
+    "FORMATS": "memdir.tools.spec",
+    "ToolSpec": "memdir.tools.spec",
+}
 
 __all__ = [
     "FORMATS",
@@ -31,3 +53,12 @@ __all__ = [
     "resolve_scope",
     "tool_schemas",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'memdir.tools' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value

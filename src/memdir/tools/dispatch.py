@@ -12,7 +12,6 @@ straight back to the model. Errors in the host's own setup (an invalid ``scope``
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import threading
@@ -199,6 +198,8 @@ class MemoryTools:
         agent_id: str | None = None,
     ) -> ToolResult:
         """:meth:`call` for asyncio code, run in a worker thread."""
+        import asyncio  # only asyncio code gets here
+
         return await asyncio.to_thread(self.call, name, arguments, scope=scope, agent_id=agent_id)
 
     def _context(self, scope: str | None, agent_id: str | None) -> ToolContext:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from memdir.config import SCOPES
+from memdir.config import MAX_RESULTS, SCOPES
 from memdir.errors import EmbeddingError, MemdirError, UsageError
 from memdir.search import MODES, SearchResult
 from memdir.tools.args import Arguments, ToolError, invalid
@@ -14,7 +14,6 @@ from memdir.tools.spec import ToolSpec
 
 __all__ = ["SEARCH", "unavailable"]
 
-MAX_RESULTS = 50
 _ACCEPTED = ("query", "maxResults", "minScore", "source", "namespace")
 _QUOTA = re.compile(r"insufficient_quota|quota|429")
 
