@@ -6,6 +6,8 @@ import json
 import logging
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -483,6 +485,19 @@ def test_cli_shows_config_warnings_on_stderr(tmp_path: Path) -> None:
         result.stderr.replace("\n", " ")
     )
     assert "MEMDIR_SEARCH_MODE (search.mode)" in result.stderr.replace("\n", "")
+
+
+def test_verbose_cli_shows_a_config_warning_once(tmp_path: Path) -> None:
+    env = {**os.environ, "MEMDIR_SEARCH_MOD": "keyword"}
+    result = subprocess.run(
+        [sys.executable, "-m", "memdir", "config", "-v", "-w", str(tmp_path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.count("MEMDIR_SEARCH_MOD is not a memdir setting") == 1, result.stderr
 
 
 def test_unknown_key_in_file_hints_at_the_closest_setting(tmp_path: Path) -> None:

@@ -157,6 +157,11 @@ def _has_memory(config: Config) -> bool:
     )
 
 
+def _not_config_warning(record: logging.LogRecord) -> bool:
+    """Config warnings are printed once as ``warning:`` lines; -v must not log them again."""
+    return not (record.name == "memdir.config" and record.levelno == logging.WARNING)
+
+
 def common_options(func: F) -> F:
     """--workspace, --config, --set and -v, shared by every command (and the group)."""
 
@@ -178,6 +183,8 @@ def common_options(func: F) -> F:
                 level=logging.DEBUG if verbose > 1 else logging.INFO,
                 format="%(levelname)s %(name)s: %(message)s",
             )
+            for handler in logging.getLogger().handlers:
+                handler.addFilter(_not_config_warning)
         ws = workspace or group.workspace or Path(os.environ.get("MEMDIR_WORKSPACE") or ".")
         config_file = config_file or group.config_file
         overrides = {**_parse_sets(group.sets), **_parse_sets(sets)}
