@@ -144,3 +144,12 @@ def test_unavailable_payload(error: Exception, warning: str, action: str) -> Non
         "action": action,
     }
     assert failure.message == str(error)
+
+
+def test_a_long_query_is_cut_and_the_agent_is_told(call: Call, tools: MemoryTools) -> None:
+    schema = next(t for t in tools.schemas("mcp") if t["name"] == "memory_search")
+    assert "2,000 characters" in schema["inputSchema"]["properties"]["query"]["description"]
+    payload, is_error = call("memory_search", {"query": "quokka " * 500, "minScore": 0})
+    assert not is_error
+    assert payload["results"], "the query's start still finds the notes"
+    assert any("over the limit of 2,000" in w for w in payload["warnings"])

@@ -7,7 +7,7 @@ from typing import Any
 
 from memdir.config import MAX_RESULTS, SCOPES
 from memdir.errors import EmbeddingError, MemdirError, UsageError
-from memdir.search import MODES, SearchResult
+from memdir.search import MAX_QUERY_CHARS, MODES, SearchResult
 from memdir.tools.args import Arguments, ToolError, invalid
 from memdir.tools.context import ToolContext
 from memdir.tools.spec import ToolSpec
@@ -33,7 +33,10 @@ INPUT_SCHEMA: dict[str, Any] = {
         "query": {
             "type": "string",
             "minLength": 1,
-            "description": "What to recall: a question or keywords, in any language.",
+            "description": (
+                "What to recall: a question or keywords, in any language. Only the first "
+                f"{MAX_QUERY_CHARS:,} characters are searched (a warning says so)."
+            ),
         },
         "maxResults": {
             "type": "integer",
