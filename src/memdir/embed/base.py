@@ -30,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from memdir.errors import UsageError
+from memdir.text import replace_surrogates
 
 __all__ = [
     "BATCH_MAX_BYTES",
@@ -56,7 +57,6 @@ BATCH_MAX_BYTES = 8000
 """Largest total of UTF-8 bytes sent in one embedding request (spec §5.3)."""
 
 _MIN_NORM = 1e-10
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _SECRET_HEADER = re.compile(
     r"auth|key|token|secret|password|passwd|cookie|session|signature|credential", re.IGNORECASE
 )
@@ -137,7 +137,7 @@ def truncate_utf8(text: str, max_bytes: int) -> str:
 def to_valid_utf8(text: str) -> str:
     """``text`` with any lone surrogate (which UTF-8 cannot encode, e.g. from a file decoded
     with ``surrogateescape``) replaced by U+FFFD; other text is returned unchanged."""
-    return _LONE_SURROGATE.sub("\ufffd", text)
+    return replace_surrogates(text)
 
 
 def batch_by_bytes(
