@@ -37,6 +37,7 @@ from types import TracebackType
 
 from memdir.config import STATE_DIRNAME, Config
 from memdir.errors import PathError, UsageError
+from memdir.text import is_utf8_encodable
 
 __all__ = [
     "IGNORED_DIRS",
@@ -521,7 +522,7 @@ class Workspace:
             rel = self._display_path(abs_path)
             if rel is None:
                 continue
-            indexable = _encodable(rel)
+            indexable = is_utf8_encodable(rel)
             if lst is None:
                 if indexable:
                     gone.append(rel)
@@ -920,14 +921,6 @@ def _ambiguous_backslash(path: str) -> bool:
         return True
     pieces = (q for p in path.split("/") if "\\" in p for q in p.split("\\"))
     return any(q in ("", ".", "..") for q in pieces)
-
-
-def _encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _hardlink_reason(st: os.stat_result) -> str:

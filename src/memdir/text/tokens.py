@@ -45,6 +45,7 @@ __all__ = [
     "fts_query",
     "fts_query_terms",
     "is_cjk",
+    "is_utf8_encodable",
     "replace_surrogates",
     "weighted_length",
     "word_tokens",
@@ -124,6 +125,16 @@ def weighted_length(text: str) -> int:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def is_utf8_encodable(text: str) -> bool:
+    """Whether ``text`` has no lone surrogate (a file name decoded with ``surrogateescape``
+    from bytes that are not UTF-8, say), so that it can be stored and shown as UTF-8."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def replace_surrogates(text: str) -> str:

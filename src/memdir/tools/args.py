@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from memdir.errors import MemdirError
+from memdir.text import is_utf8_encodable
 
 __all__ = ["Arguments", "ToolError", "parse_arguments"]
 
@@ -115,7 +116,7 @@ class Arguments:
             key, value = found
             if not isinstance(value, str):
                 raise invalid(f"{key} must be a string, got {_kind(value)}")
-            if check_unicode and not _encodable(value):
+            if check_unicode and not is_utf8_encodable(value):
                 raise invalid(f"{key} is not valid Unicode text (it holds a lone surrogate)")
             if value.strip():
                 return value.strip() if strip else value
@@ -219,14 +220,6 @@ def _check_range(key: str, value: float, low: float | None, high: float | None) 
         raise invalid(f"{key} must be at least {low}, got {value:g}")
     if high is not None and value > high:
         raise invalid(f"{key} must be at most {high}, got {value:g}")
-
-
-def _encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _kind(value: Any) -> str:
