@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 from memdir.chunking import flatten_session
 from memdir.config import Config, load_config, mapping_setting
 from memdir.embed import Embedder, EmbedderSelection, EmbeddingSettings, select_embedder
-from memdir.embed.breaker import CircuitBreaker
+from memdir.embed.breaker import STATE_FILENAME, CircuitBreaker
 from memdir.embed.fill import FillReport, fill_vectors
 from memdir.embed.http import time_budget
 from memdir.errors import EmbeddingError, PathError, StorageError, UsageError, WorkspaceError
@@ -267,6 +267,9 @@ class Memory:
                 else:
                     self._embedder, self._embedder_reason = selection.embedder, selection.reason
                     self._owns_embedder = self.embedding_settings.provider != "local"
+                    breaker = self._breaker()
+                    if breaker is not None:  # a pause outlives the process (next CLI run)
+                        breaker.persist(self.index.path.with_name(STATE_FILENAME))
             return self._embedder
 
     def _prepare(self, texts: list[str]) -> list[str]:
@@ -592,7 +595,7 @@ class Memory:
         self._check_open()
         counts = self.index.counts()
         vstate = self.index.vector_state()
-        embedder = self._embedder
+        embedder = self.embedder()  # only built (nothing loaded or sent), e.g. for its breaker
         breaker = self._breaker()
         return {
             "workspace": str(self.config.workspace),

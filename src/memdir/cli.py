@@ -473,7 +473,7 @@ def get(target: str, as_json: bool) -> None:
 def status(as_json: bool) -> None:
     """Show what is indexed, the settings that shape search, and any problem files."""
     with _open() as mem:
-        mem.sync()
+        mem.sync(embed=False)  # never waits on a provider: `missing` counts chunks to embed
         info = mem.status()
     if as_json:
         _emit_json(info)
