@@ -591,7 +591,11 @@ class Memory:
     # -- status ----------------------------------------------------------------------------
     @_recovering
     def status(self) -> dict[str, Any]:
-        """Counts, settings and problems; the same object ``memdir status --json`` prints."""
+        """Counts, settings and problems; the same object ``memdir status --json`` prints.
+
+        Nothing is sent to the embedding provider (``embedding.missing`` counts the chunks still
+        to embed); its circuit breaker shows what an earlier process saw too.
+        """
         self._check_open()
         counts = self.index.counts()
         vstate = self.index.vector_state()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
+from contextlib import suppress
 from pathlib import Path
 
 import pytest
@@ -251,3 +253,38 @@ def test_an_unwritable_state_folder_changes_nothing_but_the_memory(tmp_path: Pat
     _fail(breaker)
     assert breaker.state == "open"
     assert not (tmp_path / "missing").exists()
+
+
+def test_a_reader_never_sees_a_torn_file_while_two_writers_race(tmp_path: Path) -> None:
+    path = tmp_path / STATE_FILENAME
+    writers = [
+        CircuitBreaker(name, key=f"{name} m https://x", base_s=0, clock=Clock())
+        for name in ("openai", "voyage")
+    ]
+    for breaker in writers:
+        breaker.persist(path)
+    done = threading.Event()
+    seen: list[object] = []
+
+    def flip(breaker: CircuitBreaker) -> None:
+        for _ in range(40):
+            _fail(breaker)  # base_s 0: the trial may run at once
+            _ok(breaker)
+
+    def read() -> None:
+        while not done.is_set():
+            with suppress(FileNotFoundError):
+                seen.append(json.loads(path.read_text()))  # raises on a torn file
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    threads = [threading.Thread(target=flip, args=(b,)) for b in writers]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    done.set()
+    reader.join()
+    assert seen and all(isinstance(s, dict) for s in seen)
+    # Last writer wins: an entry may be stale, but the file is whole.
+    assert json.loads(path.read_text()).keys() <= {"openai m https://x", "voyage m https://x"}
