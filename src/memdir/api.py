@@ -277,6 +277,11 @@ class Memory:
                 else:
                     self._embedder, self._embedder_reason = selection.embedder, selection.reason
                     self._owns_embedder = self.embedding_settings.provider != "local"
+                    breaker = self._breaker()
+                    if breaker is not None:  # a pause outlives the process (next CLI run)
+                        from memdir.embed.breaker import STATE_FILENAME
+
+                        breaker.persist(self.index.path.with_name(STATE_FILENAME))
             return self._embedder
 
     def _prepare(self, texts: list[str]) -> list[str]:
@@ -610,11 +615,15 @@ class Memory:
     # -- status ----------------------------------------------------------------------------
     @_recovering
     def status(self) -> dict[str, Any]:
-        """Counts, settings and problems; the same object ``memdir status --json`` prints."""
+        """Counts, settings and problems; the same object ``memdir status --json`` prints.
+
+        Nothing is sent to the embedding provider (``embedding.missing`` counts the chunks still
+        to embed); its circuit breaker shows what an earlier process saw too.
+        """
         self._check_open()
         counts = self.index.counts()
         vstate = self.index.vector_state()
-        embedder = self._embedder
+        embedder = self.embedder()  # only built (nothing loaded or sent), e.g. for its breaker
         breaker = self._breaker()
         return {
             "workspace": str(self.config.workspace),

@@ -626,7 +626,7 @@ def status(as_json: bool) -> None:
     Every field of ``--json`` is shown; nested ones are indented under their name.
     """
     with _open() as mem:
-        mem.sync()
+        mem.sync(embed=False)  # never waits on a provider: `missing` counts chunks to embed
         info = mem.status()
     if as_json:
         _emit_json(info)

@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
+import json
+import logging
+import threading
+from contextlib import suppress
+from pathlib import Path
+
 import pytest
 
-from memdir.embed.breaker import CircuitBreaker, OutOfTime, ProviderFailure, ProviderPaused
+from memdir.embed.breaker import (
+    STATE_FILENAME,
+    CircuitBreaker,
+    OutOfTime,
+    ProviderFailure,
+    ProviderPaused,
+)
 from memdir.errors import EmbeddingError, UsageError
 
 from .fakes import FakeServer, Hosted, Reply, openai_reply
@@ -143,3 +155,136 @@ def test_a_refused_request_leaves_it_closed(server: FakeServer, hosted: Hosted) 
         embedder.embed_query("hello")
     assert embedder.breaker.state == "closed"
     assert embedder.embed_query("hello").shape == (4,)
+
+
+# -- across processes: the state file ---------------------------------------------------------
+def _persisted(path: Path, clock: Clock, *, wall: float = 5000.0) -> CircuitBreaker:
+    """A breaker of another process: its own monotonic clock, the same wall clock."""
+    breaker = CircuitBreaker(
+        "openai", key="openai m https://x/v1", base_s=30, clock=clock, wall=lambda: wall
+    )
+    breaker.persist(path)
+    return breaker
+
+
+def test_its_state_is_saved_on_every_transition_and_taken_by_the_next_process(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / STATE_FILENAME
+    first = _persisted(path, Clock())
+    _ok(first)
+    assert not path.exists()  # closed and nothing failed: nothing to remember
+    _fail(first, "openai embeddings timed out after 5s")
+    saved = json.loads(path.read_text())
+    assert saved == {
+        "openai m https://x/v1": {
+            "state": "open",
+            "failures": 1,
+            "last_error": "openai embeddings timed out after 5s",
+            "next_retry_epoch": 5030.0,
+            "next_retry_at": "1970-01-01T01:23:50+00:00",
+        }
+    }
+    assert not list(tmp_path.glob("*.tmp-*"))
+
+    later = Clock()
+    later.now = 7.0  # another process: another monotonic clock, 10 s later on the wall
+    second = _persisted(path, later, wall=5010.0)
+    assert second.paused() and second.to_dict()["failures"] == 1
+    with pytest.raises(ProviderPaused, match=r"paused until 01:23:50 UTC .*timed out after 5s"):
+        _ok(second)
+    later.now += 20
+    assert second.state == "half-open"
+    with pytest.raises(ProviderFailure), second.guard():  # its one trial
+        assert second.paused()
+        raise ProviderFailure("still down")
+    assert json.loads(path.read_text())["openai m https://x/v1"]["failures"] == 2
+    later.now += 60
+    _ok(second)
+    assert json.loads(path.read_text())["openai m https://x/v1"]["state"] == "closed"
+    assert _persisted(path, Clock()).to_dict()["state"] == "closed"
+
+
+def test_other_providers_in_the_file_are_kept(tmp_path: Path) -> None:
+    path = tmp_path / STATE_FILENAME
+    other = CircuitBreaker("voyage", key="voyage v https://y", wall=lambda: 5000.0)
+    other.persist(path)
+    _fail(other)
+    _fail(_persisted(path, Clock()))
+    assert sorted(json.loads(path.read_text())) == ["openai m https://x/v1", "voyage v https://y"]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"{not json",
+        b"\xff\xfe",
+        b"[1, 2]",
+        b'{"openai m https://x/v1": "open"}',
+        b'{"openai m https://x/v1": {"state": "open", "failures": "3"}}',
+        b'{"openai m https://x/v1": {"state": "open", "failures": 1, "last_error": null,'
+        b' "next_retry_epoch": "soon"}}',
+    ],
+)
+def test_a_corrupt_file_is_ignored_and_replaced(
+    tmp_path: Path, content: bytes, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / STATE_FILENAME
+    path.write_bytes(content)
+    with caplog.at_level(logging.DEBUG, logger="memdir.embed.breaker"):
+        breaker = _persisted(path, Clock())
+    assert breaker.state == "closed"
+    assert any("ignoring" in r.message and r.levelno == logging.DEBUG for r in caplog.records)
+    _fail(breaker)
+    assert json.loads(path.read_text())["openai m https://x/v1"]["state"] == "open"
+
+
+def test_a_pause_saved_under_a_wall_clock_far_ahead_lasts_at_most_the_cap(tmp_path: Path) -> None:
+    path = tmp_path / STATE_FILENAME
+    _fail(_persisted(path, Clock(), wall=10**9))
+    clock = Clock()
+    breaker = _persisted(path, clock, wall=0.0)  # the clock was set back
+    clock.now += 600
+    assert breaker.state == "half-open"
+
+
+def test_an_unwritable_state_folder_changes_nothing_but_the_memory(tmp_path: Path) -> None:
+    breaker = _persisted(tmp_path / "missing" / STATE_FILENAME, Clock())
+    _fail(breaker)
+    assert breaker.state == "open"
+    assert not (tmp_path / "missing").exists()
+
+
+def test_a_reader_never_sees_a_torn_file_while_two_writers_race(tmp_path: Path) -> None:
+    path = tmp_path / STATE_FILENAME
+    writers = [
+        CircuitBreaker(name, key=f"{name} m https://x", base_s=0, clock=Clock())
+        for name in ("openai", "voyage")
+    ]
+    for breaker in writers:
+        breaker.persist(path)
+    done = threading.Event()
+    seen: list[object] = []
+
+    def flip(breaker: CircuitBreaker) -> None:
+        for _ in range(40):
+            _fail(breaker)  # base_s 0: the trial may run at once
+            _ok(breaker)
+
+    def read() -> None:
+        while not done.is_set():
+            with suppress(FileNotFoundError):
+                seen.append(json.loads(path.read_text()))  # raises on a torn file
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    threads = [threading.Thread(target=flip, args=(b,)) for b in writers]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    done.set()
+    reader.join()
+    assert seen and all(isinstance(s, dict) for s in seen)
+    # Last writer wins: an entry may be stale, but the file is whole.
+    assert json.loads(path.read_text()).keys() <= {"openai m https://x", "voyage m https://x"}

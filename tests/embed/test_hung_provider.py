@@ -7,6 +7,7 @@ Memory nor the ``memdir search`` process waits for a background fill stuck on it
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from memdir import Memory
+from memdir.embed.breaker import STATE_FILENAME
 from memdir.tools import MemoryTools
 
 from .fakes import FakeServer, Reply, SilentServer, openai_reply
@@ -191,3 +193,94 @@ def test_close_stops_a_background_fill_after_its_batch(tmp_path: Path) -> None:
     with Memory(tmp_path, overrides={"embedding.provider": "none"}) as again:
         again.sync(embed=False)
         assert again.index.vector_count() == 64
+
+
+# -- across processes: the pause is remembered, status never waits ---------------------------
+SLOW_S = 4.0  # a timeout long enough that answering "far below it" means not waiting at all
+
+
+def memdir(
+    ws: Path, sets: dict[str, object], *args: str
+) -> tuple[float, subprocess.CompletedProcess[str]]:
+    flags = [arg for key, value in sets.items() for arg in ("--set", f"{key}={value}")]
+    started = time.monotonic()
+    proc = subprocess.run(
+        [sys.executable, "-m", "memdir", *args, "-w", str(ws), *flags],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONIOENCODING": "utf-8"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    return time.monotonic() - started, proc
+
+
+def test_the_next_process_does_not_wait_on_a_provider_that_just_failed(
+    ws: Path, silent: SilentServer
+) -> None:
+    sets = settings(silent.url, **{"embedding.timeout_s": SLOW_S})
+    with Memory(ws, overrides=sets) as first:
+        elapsed, _, warnings, _ = timed_search(first, "Friday deploys")
+        assert SLOW_S <= elapsed < 3 * SLOW_S  # this one waited out the timeout
+        assert any("paused until" in w for w in warnings), warnings
+    contacted = silent.connections
+
+    with Memory(ws, overrides=sets) as second:  # a new breaker, as in a new process
+        elapsed, paths, warnings, mode = timed_search(second, "PostgreSQL billing")
+        assert elapsed < SLOW_S / 2
+        assert mode == "keyword" and paths[0] == "MEMORY.md"
+        assert any("openai-compatible is paused until" in w for w in warnings), warnings
+
+    elapsed, proc = memdir(ws, sets, "search", "Friday deploys")
+    assert "memory/2026-11-28.md" in proc.stdout
+    assert "paused until" in " ".join(proc.stderr.split())
+    assert elapsed < SLOW_S  # the interpreter's start-up included; waiting would take longer
+
+    elapsed, proc = memdir(ws, sets, "status", "--json")
+    breaker = json.loads(proc.stdout)["embedding"]["breaker"]
+    assert breaker["state"] == "open" and breaker["failures"] == 1
+    assert "timed out" in breaker["last_error"] and breaker["next_retry_at"]
+    assert silent.connections == contacted  # neither process even connected
+    saved = json.loads((ws / ".memdir" / STATE_FILENAME).read_text())
+    assert list(saved) == [f"openai-compatible hung {silent.url}"]  # no key, nothing else
+    assert saved[f"openai-compatible hung {silent.url}"]["state"] == "open"
+
+
+def test_after_the_back_off_a_provider_that_works_again_closes_it_for_good(ws: Path) -> None:
+    server = FakeServer()
+    server.handler = lambda seen: Reply({}, delay_s=30)  # accepts, then never answers
+    try:
+        with Memory(ws, overrides=settings(server.url)) as first:
+            embedder = first.embedder()
+            assert embedder is not None
+            embedder.breaker.base_s = 0.5  # a short back-off instead of 30 s
+            assert timed_search(first, "Friday deploys")[3] == "keyword"
+        state_file = ws / ".memdir" / STATE_FILENAME
+        assert (
+            json.loads(state_file.read_text())[f"openai-compatible hung {server.url}"]["state"]
+            == "open"
+        )
+        time.sleep(0.6)
+        server.handler = openai_reply
+        with Memory(ws, overrides=settings(server.url)) as second:
+            assert second.status()["embedding"]["breaker"]["state"] == "half-open"
+            _, paths, warnings, mode = timed_search(second, "Friday deploys")
+            assert mode == "hybrid" and paths[0] == "memory/2026-11-28.md", warnings
+            assert second.status()["embedding"]["breaker"]["state"] == "closed"
+        saved = json.loads(state_file.read_text())[f"openai-compatible hung {server.url}"]
+        assert saved["state"] == "closed" and saved["failures"] == 0
+    finally:
+        server.close()
+
+
+def test_status_does_not_wait_on_the_provider_and_counts_the_missing_vectors(
+    ws: Path, silent: SilentServer
+) -> None:
+    sets = settings(silent.url, **{"embedding.timeout_s": SLOW_S})
+    elapsed, proc = memdir(ws, sets, "status", "--json")
+    info = json.loads(proc.stdout)
+    assert info["chunks"] == 2 and info["embedding"]["missing"] == 2
+    assert info["embedding"]["vectors"] == 0
+    assert info["embedding"]["breaker"]["state"] == "closed"  # nothing was tried
+    assert silent.connections == 0
+    assert elapsed < SLOW_S  # embedding first took about 2 x timeout_s

@@ -13,6 +13,7 @@ import json
 import logging
 import random
 import time
+import urllib.parse
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -151,6 +152,13 @@ def normalize_model(provider: str, model: str) -> str:
     return name or spec.default_model
 
 
+def _public_url(url: str) -> str:
+    """``url`` without credentials, query or fragment (where a key could hide)."""
+    parts = urllib.parse.urlsplit(url)
+    host = parts.netloc.rpartition("@")[2]
+    return urllib.parse.urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
 def max_input_bytes_for(provider: str, model: str) -> int:
     """The per-input UTF-8 byte cap for ``model``: its declared limit, else 2048 for Gemini,
     else 8192 (spec §2.4)."""
@@ -201,7 +209,7 @@ class HostedEmbedder:
         self._extra_headers = dict(headers or {})
         self._dims = dimensions
         self.query_prefix, self.document_prefix = self._task_prefixes()
-        self.breaker = CircuitBreaker(spec.id)
+        self.breaker = CircuitBreaker(spec.id, key=f"{spec.id} {self.model} {_public_url(url)}")
         """Pauses calls to this provider for a while after it failed."""
         self._http = JsonClient(
             provider=spec.id,
