@@ -66,7 +66,7 @@ MIN_COSINE = 0.999
 _WEIGHTS = "e5-small-q4.bin"
 _MODEL, _TOKENIZER, _MANIFEST = "model.onnx", "tokenizer.model", "manifest.json"
 _WINDOW = 510  # content tokens per window: 512 positions minus <s> and </s>
-_TOKEN_BUDGET = 2048  # padded tokens per onnxruntime run: bounds memory (attention is L²)
+_TOKEN_BUDGET = 1024  # padded tokens per onnxruntime run: bounds memory (attention is L²)
 _MAX_ROWS = 64
 
 PROBES: tuple[str, ...] = (
@@ -246,7 +246,8 @@ class OnnxE5:
         options.log_severity_level = 3
         self.threads = threads
         self.folder = str(folder)
-        self.session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+        # from the path, not bytes: one copy of the weights less at the peak
+        self.session = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
         normalizer = {int(k): (v or None) for k, v in manifest["normalizer"].items()}
         self.tokenizer = Tokenizer(folder / _TOKENIZER, normalizer, manifest["unk"])
         self._bos, self._eos, self._pad = manifest["bos"], manifest["eos"], manifest["pad"]
@@ -432,15 +433,16 @@ def _read_manifest(folder: Path) -> dict[str, Any] | None:
     return manifest if isinstance(manifest, dict) and manifest.get("recipe") == RECIPE else None
 
 
-def _verified(folder: Path, manifest: dict[str, Any], name: str) -> bytes:
-    """The bytes of a build file, if its SHA-256 is the one the manifest recorded."""
+def _verified(folder: Path, manifest: dict[str, Any], name: str) -> Path:
+    """The path of a build file, if its SHA-256 is the one the manifest recorded."""
+    path = folder / name
     try:
-        data = (folder / name).read_bytes()
+        digest = _sha256(path)
     except OSError as exc:
-        raise OnnxUnavailable(f"cannot read {folder / name}: {exc}") from exc
-    if hashlib.sha256(data).hexdigest() != manifest.get("files", {}).get(name):
-        raise OnnxUnavailable(f"{folder / name} is damaged (its SHA-256 changed)")
-    return data
+        raise OnnxUnavailable(f"cannot read {path}: {exc}") from exc
+    if digest != manifest.get("files", {}).get(name):
+        raise OnnxUnavailable(f"{path} is damaged (its SHA-256 changed)")
+    return path
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:
