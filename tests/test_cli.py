@@ -447,3 +447,13 @@ def test_init_config_template_uncommented_loads_the_defaults(tmp_path: Path) -> 
     for setting in SETTINGS:
         assert config[setting.key] == setting.default, setting.key
         assert config.origins[setting.key] == str(config.file)
+
+
+def test_models_build_reports_the_checked_build(memdir_cache_dir: Path) -> None:
+    result = run(["models", "build", "--json"])
+    assert result.exit_code == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert Path(report["folder"]).is_relative_to(memdir_cache_dir)
+    assert report["mean_cosine"] >= 0.9999 and report["token_counts_match"] is True
+    again = run(["models", "build"])
+    assert "already built" in again.stdout and "mean cosine" in again.stdout
