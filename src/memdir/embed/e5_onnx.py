@@ -94,6 +94,23 @@ PROBES: tuple[str, ...] = (
 LONG_PROBES: tuple[str, ...] = (
     " ".join(f"w{i % 10}" for i in range(300)),  # 600 tokens: two windows
     (
+        "# Billing migration\n\nWe moved the invoice exporter from the nightly cron job to a "
+        "queue worker, because the cron run took more than two hours at month end and blocked "
+        "the database backup. Alice owns the worker; Bob reviews the retry policy. The old job "
+        "stays disabled until the March close is done, then it is deleted. Open question: do "
+        "refunds need their own queue, or is a priority field enough?"
+    ),
+    (
+        "# 2026-03-02 周会\n\n- 决定把搜索服务迁移到新的集群，预计两周完成，期间保留旧服务作为备份。\n"
+        "- 小王负责数据同步脚本，需要处理中文和英文混合的文档，注意编码问题。\n"
+        "- 下次会议讨论监控告警的阈值，目前误报太多，值班的人很辛苦。"
+    ),
+    (
+        "Meeting notes, Tokyo office: 新しいデプロイ手順は金曜日から使います。Rollback takes "
+        "five minutes; ロールバックの手順書は wiki にあります。Ask Kenji before touching the "
+        "staging database, 특히 월요일 오전에는 배포하지 마세요."
+    ),
+    (
         "Memory notes: we chose SQLite with FTS5 for keyword search and a vector index for "
         "semantic search. 我们选择了 SQLite 和 FTS5 做关键词搜索，并用向量索引做语义搜索。"
     )
