@@ -15,14 +15,22 @@ import pytest
 WriteFile = Callable[..., Path]
 
 
+@pytest.fixture(scope="session")
+def memdir_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One cache folder for the whole run: e5-small for onnxruntime is built there once."""
+    return tmp_path_factory.mktemp("memdir-cache")
+
+
 @pytest.fixture(autouse=True)
-def memdir_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """Hermetic settings: no inherited ``MEMDIR_*`` variable, ``MEMDIR_HOME`` in a temp folder."""
+def memdir_env(tmp_path_factory: pytest.TempPathFactory, memdir_cache_dir: Path) -> Iterator[None]:
+    """Hermetic settings: no inherited ``MEMDIR_*`` variable, ``MEMDIR_HOME`` in a temp folder,
+    ``MEMDIR_CACHE_DIR`` in the run's cache folder (never the user's cache)."""
     with pytest.MonkeyPatch.context() as mp:
         for name in list(os.environ):
             if name.startswith("MEMDIR_"):
                 mp.delenv(name)
         mp.setenv("MEMDIR_HOME", str(tmp_path_factory.mktemp("memdir-home")))
+        mp.setenv("MEMDIR_CACHE_DIR", str(memdir_cache_dir))
         yield
 
 

