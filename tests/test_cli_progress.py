@@ -26,6 +26,7 @@ import memdir.cli as cli_module
 from embed.fakes import FakeServer, Reply, Seen, openai_reply
 from memdir import Memory
 from memdir.cli import cli
+from memdir.index.lock import WriterLock
 
 WriteFile = Callable[..., Path]
 BATCH = 64  # fill_vectors' batch size: one request per batch for these short chunks
@@ -193,6 +194,16 @@ def test_status_and_keyword_search_answer_during_a_fill_in_another_process(
         assert found.returncode == 0, found.stderr
         assert [hit["path"] for hit in json.loads(found.stdout)] == ["memory/fresh.md"]
         assert "another process" not in found.stderr
+        # A hybrid search too: it neither waits on the running fill nor starts a second one.
+        hybrid = subprocess.run(
+            _memdir(["search", "quokka", "--json", "-w", str(big_ws), *_sets(server.url)]),
+            capture_output=True,
+            text=True,
+            timeout=WAIT_S,
+            env=_env(),
+        )
+        assert hybrid.returncode == 0, hybrid.stderr
+        assert json.loads(hybrid.stdout)[0]["path"] == "memory/fresh.md"
         assert proc.poll() is None  # the fill was still running all along
         release.set()
         _, err = proc.communicate(timeout=WAIT_S)
@@ -250,3 +261,18 @@ def test_progress_lines_show_chunks_per_second_and_time_left(
     assert all(re.fullmatch(pattern, x) for x in lines), lines
     assert [re.fullmatch(pattern, x)[1] for x in lines] == ["64", "128", "150"]  # type: ignore[index]
     assert all(", about " in x for x in lines[:-1]) and "left" not in lines[-1], lines
+
+
+def test_status_reports_the_index_as_it_is_while_another_process_writes(
+    big_ws: Path, server: FakeServer
+) -> None:
+    server.handler = openai_reply
+    assert _status(big_ws, server.url)["busy"] is None
+    lock = WriterLock(big_ws / ".memdir" / "index.sqlite.lock")
+    assert lock.acquire(timeout=0)
+    try:
+        info = _status(big_ws, server.url)  # used to wait up to 600 s for the lock
+    finally:
+        lock.release()
+    assert info["busy"] == "another process is writing the index; counts are as of its last commit"
+    assert info["files"] == 150 and info["dirty"] is True
