@@ -68,12 +68,17 @@ class _LazyConsole:
         self._options = options
         self._console: Console | None = None
 
-    def __getattr__(self, name: str) -> Any:
+    def get(self) -> Console:
+        """The console itself (rich looks up ``with console:`` on the type, not through
+        ``__getattr__``, so a progress bar needs the real one)."""
         if self._console is None:
             from rich.console import Console
 
             self._console = Console(**self._options)
-        return getattr(self._console, name)
+        return self._console
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.get(), name)
 
 
 err = _LazyConsole(stderr=True, highlight=False)  # the progress bar of `memdir index`
@@ -494,7 +499,7 @@ def _run_sync(mem: Memory, *, force: bool, quiet: bool, phases: list[str]) -> Sy
         MofNCompleteColumn(),
         TimeElapsedColumn(),
         TextColumn("{task.fields[speed]}"),
-        console=err,
+        console=err.get(),
         transient=True,
     ) as bar:
         tasks: dict[str, Any] = {}

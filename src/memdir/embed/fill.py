@@ -129,6 +129,8 @@ def fill_vectors(
                     _put_record(index, conn, record)
         finally:
             index.lock.release()
+        if progress is not None and record:
+            progress("embed", 0, record["total"])  # the clock of chunks/s starts now
         done = 0
         while max_chunks is None or done < max_chunks:
             if stop is not None and stop.is_set():
