@@ -30,6 +30,9 @@ __all__ = ["FillReport", "decode_vector", "encode_vector", "fill_vectors"]
 
 log = logging.getLogger(__name__)
 
+_WRITE_WAIT_S = 2.0
+"""The least a fill waits for the writer lock before writing a batch."""
+
 
 def encode_vector(vec: np.ndarray) -> bytes:
     """Little-endian float32 bytes (4 × dims)."""
@@ -94,8 +97,8 @@ def fill_vectors(
     ``stop``, once set, ends the fill after the batch in progress.
 
     One fill runs at a time per index (``index.fill_lock``, waited on up to ``lock_timeout``
-    seconds). The writer lock is held only while a batch is written, never while it is
-    embedded, so another process's text sync (and with it a fresh keyword search) gets in
+    seconds). The writer lock (waited on up to ``lock_timeout``, at least a moment) is held
+    only while a batch is written, never while it is embedded, so another process's text sync (and with it a fresh keyword search) gets in
     between batches. Every batch also records the fill's progress in the index
     (:meth:`~memdir.index.Index.fill_record`), which ``memdir status`` shows from any process.
     """
@@ -107,8 +110,9 @@ def fill_vectors(
         report.remaining = index.count_missing_vectors()
         return report
     record: dict[str, Any] = {}
+    write_wait = max(lock_timeout, _WRITE_WAIT_S)  # other writers hold it briefly, mostly
     try:
-        if not index.lock.acquire(timeout=lock_timeout):
+        if not index.lock.acquire(timeout=write_wait):
             report.error = "index is busy (another process is writing)"
             report.remaining = index.count_missing_vectors()
             return report
@@ -155,7 +159,7 @@ def fill_vectors(
 
             try:
                 written, hits = _fill_batch(
-                    index, embedder, key, rows, prepare, lock_timeout, account
+                    index, embedder, key, rows, prepare, write_wait, account
                 )
             except EmbeddingError as exc:
                 report.error = str(exc)
@@ -169,7 +173,7 @@ def fill_vectors(
         report.remaining = index.count_missing_vectors()
     finally:
         try:
-            if record and index.lock.acquire(timeout=lock_timeout):
+            if record and index.lock.acquire(timeout=write_wait):
                 try:
                     record.update(running=False, error=report.error)
                     with index.transaction() as conn:
