@@ -21,6 +21,7 @@ import os
 import re
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager, suppress
@@ -526,6 +527,19 @@ def _interrupted(mem: Memory, phases: list[str]) -> str:
     )
 
 
+@contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """Ignore Ctrl-C within the block (main thread only; elsewhere it cannot arrive anyway)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _embedding_failure(mem: Memory, report: SyncReport) -> str | None:
     """What went wrong with embedding in this sync, in words, or None."""
     info = mem.status()["embedding"]
@@ -570,8 +584,9 @@ def index(force: bool, quiet: bool, strict: bool, as_json: bool) -> None:
             report = _run_sync(mem, force=force, quiet=quiet or as_json, phases=phases)
         except KeyboardInterrupt:
             # Every embedded batch is already committed; the one in flight is dropped.
-            signal.signal(signal.SIGINT, signal.SIG_IGN)  # let the index close cleanly
-            click.echo(_interrupted(mem, phases), err=True)
+            with _sigint_ignored():  # a second Ctrl-C does not break off the clean-up
+                click.echo(_interrupted(mem, phases), err=True)
+                mem.close()
             raise click.exceptions.Exit(130) from None
         seconds = time.perf_counter() - started
         failure = _embedding_failure(mem, report)
