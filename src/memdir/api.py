@@ -13,11 +13,15 @@ so in ``SearchResponse.warnings``.
 from __future__ import annotations
 
 import logging
+import math
 import os
 import sqlite3
+import sys
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import cached_property, wraps
 from pathlib import Path
 from types import TracebackType
@@ -25,7 +29,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from memdir.chunking import flatten_session
 from memdir.config import MAX_RESULTS, Config, load_config, mapping_setting
-from memdir.errors import EmbeddingError, PathError, StorageError, UsageError, WorkspaceError
+from memdir.errors import (
+    EmbeddingError,
+    IndexBusyError,
+    PathError,
+    StorageError,
+    UsageError,
+    WorkspaceError,
+)
 from memdir.index import Index, Progress, SyncReport, sync_index
 from memdir.index.store import is_corruption
 from memdir.redact import Redactor, build_patterns
@@ -227,6 +238,7 @@ class Memory:
         progress: Progress | None = None,
         embed: bool = True,
         paths: Sequence[str | os.PathLike[str]] | None = None,
+        lock_timeout: float = _SYNC_LOCK_WAIT_S,
     ) -> SyncReport:
         """Bring the index up to date with the files; ``force`` rebuilds it from scratch.
 
@@ -234,12 +246,13 @@ class Memory:
         directory), e.g. the ones an editor just saved; a folder among them, or an index that
         needs rebuilding, still means a full scan. With ``embed`` (the default) every chunk
         still missing a vector is then embedded; if the embedder fails, the text index is still
-        updated and ``report.vectors["error"]`` says why.
+        updated and ``report.vectors["error"]`` says why. Another process writing the index is
+        waited on for up to ``lock_timeout`` seconds, then :class:`IndexBusyError` is raised.
         """
         self._check_open()
-        if not self.index.lock.acquire(timeout=_SYNC_LOCK_WAIT_S):
-            raise StorageError(
-                f"another process has held {self.index.lock.path} for {_SYNC_LOCK_WAIT_S:.0f}s; try again later"
+        if not self.index.lock.acquire(timeout=lock_timeout):
+            raise IndexBusyError(
+                f"another process has held {self.index.lock.path} for {lock_timeout:.0f}s; try again later"
             )
         try:
             report = self._sync_locked(
@@ -311,6 +324,7 @@ class Memory:
         progress: Progress | None = None,
         max_chunks: int | None = None,
         stop: threading.Event | None = None,
+        lock_timeout: float = 30.0,
     ) -> FillReport | None:
         embedder = self.embedder()
         if embedder is None:
@@ -324,6 +338,7 @@ class Memory:
             progress=progress,
             max_chunks=max_chunks,
             stop=stop,
+            lock_timeout=lock_timeout,
         )
         self._last_fill = report
         self._vector_error = report.error
@@ -457,7 +472,8 @@ class Memory:
             from memdir.embed.http import time_budget
 
             with time_budget(self.embedding_settings.timeout_s):
-                self._fill(max_chunks=limit)
+                # never wait here on another process's fill: it embeds these chunks too
+                self._fill(max_chunks=limit, lock_timeout=0)
             missing = self.index.count_missing_vectors()
             if missing == 0 or self._paused():
                 return []
@@ -650,10 +666,13 @@ class Memory:
                 or self._vector_error
                 or (None if embedder else self._embedder_reason),
                 "last_fill": self._last_fill.to_dict() if self._last_fill else None,
+                # the fill running now or last, in any process (done, total, rate, eta_s, pid)
+                "fill": _fill_view(self.index.fill_record()),
                 # closed / open / half-open, failures in a row, last error, next retry (UTC)
                 "breaker": breaker.to_dict() if breaker is not None else None,
             },
             "dirty": self._dirty,
+            "busy": None if self._writer_free() else _BUSY,
             "watching": bool(self._watcher is not None and self._watcher.alive),
             "recovered_from": self.index.recovered_from,
             "problems": [
@@ -662,6 +681,13 @@ class Memory:
             ],
             "last_sync": self._last_report.to_dict() if self._last_report else None,
         }
+
+    def _writer_free(self) -> bool:
+        """Whether no other process is writing the index right now."""
+        if not self.index.lock.acquire(timeout=0):
+            return False
+        self.index.lock.release()
+        return True
 
     # -- watching --------------------------------------------------------------------------
     def start_watching(self, *, on_sync: Callable[[SyncReport], None] | None = None) -> None:
@@ -697,6 +723,56 @@ class Memory:
         if self._watcher is not None:
             self._watcher.stop()
             self._watcher = None
+
+
+_BUSY = "another process is writing the index; counts are as of its last commit"
+_FILL_STALE_S = 900.0
+"""A fill that has not recorded progress for this long is taken for dead (e.g. killed)."""
+
+
+def _fill_view(record: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A fill's recorded progress as ``status()`` shows it: ``running`` only if its process is
+    alive and recorded progress lately; ``eta_s`` estimated from its rate."""
+    if record is None:
+        return None
+    try:
+        pid, done, total = int(record["pid"]), int(record["done"]), int(record["total"])
+        rate, updated = float(record.get("rate") or 0.0), float(record["updated_at"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    running = bool(record.get("running")) and _alive(pid) and time.time() - updated < _FILL_STALE_S
+    eta = math.ceil((total - done) / rate) if running and rate > 0 and total > done else None
+    return {
+        "running": running,
+        "done": done,
+        "total": total,
+        "rate": rate,
+        "eta_s": eta,
+        "pid": pid,
+        "provider": record.get("provider"),
+        "started_at": _utc(record.get("started_at")),
+        "updated_at": _utc(updated),
+        "error": record.get("error"),
+    }
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (on Windows, where signal 0 would end it: assumed)."""
+    if pid == os.getpid() or sys.platform == "win32":
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, owned by someone else
+        return True
+    return True
+
+
+def _utc(stamp: object) -> str | None:
+    if not isinstance(stamp, int | float):
+        return None
+    return datetime.fromtimestamp(stamp, UTC).isoformat(timespec="seconds")
 
 
 _NO_PROVIDER = "provider is 'none': keyword search only"

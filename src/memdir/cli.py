@@ -21,9 +21,10 @@ import os
 import re
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from functools import wraps
 from pathlib import Path
@@ -40,7 +41,13 @@ from memdir.config import (
     Config,
     load_config,
 )
-from memdir.errors import EmbeddingError, MemdirError, UsageError, WorkspaceError
+from memdir.errors import (
+    EmbeddingError,
+    IndexBusyError,
+    MemdirError,
+    UsageError,
+    WorkspaceError,
+)
 from memdir.search import MODES
 
 if TYPE_CHECKING:
@@ -62,12 +69,17 @@ class _LazyConsole:
         self._options = options
         self._console: Console | None = None
 
-    def __getattr__(self, name: str) -> Any:
+    def get(self) -> Console:
+        """The console itself (rich looks up ``with console:`` on the type, not through
+        ``__getattr__``, so a progress bar needs the real one)."""
         if self._console is None:
             from rich.console import Console
 
             self._console = Console(**self._options)
-        return getattr(self._console, name)
+        return self._console
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.get(), name)
 
 
 err = _LazyConsole(stderr=True, highlight=False)  # the progress bar of `memdir index`
@@ -416,8 +428,26 @@ _PHASES = {
     "index": ("Indexing", "files"),
     "embed": ("Embedding", "chunks"),
 }
+_STATUS_LOCK_WAIT_S = 0.5
+"""How long `memdir status` waits for another process writing the index before it reports
+the index as it is."""
 _PROGRESS_EVERY_S = 5.0
 """Seconds between the plain progress lines printed when stderr is not a terminal."""
+
+
+def _speed(done: int, total: int, seconds: float, unit: str) -> str:
+    """``3.1 chunks/s, about 4 min left`` (the estimate only while something is left)."""
+    rate = done / seconds if seconds > 0 else 0.0
+    text = f"{rate:.1f} {unit}/s"
+    if rate > 0 and total > done:
+        left = (total - done) / rate
+        if left < 60:
+            text += f", about {max(1, round(left))} s left"
+        elif left < 3600:
+            text += f", about {round(left / 60)} min left"
+        else:
+            text += f", about {int(left // 3600)} h {round(left % 3600 / 60)} min left"
+    return text
 
 
 class _ProgressLines:
@@ -441,16 +471,27 @@ class _ProgressLines:
             return
         self.last, self.printed = now, True
         label, unit = _PHASES.get(phase, (phase.capitalize(), "items"))
-        rate = done / (now - self.started) if now > self.started else 0.0
         percent = f" ({100 * done // total}%)" if total else ""
-        click.echo(f"{label.lower()} {done}/{total} {unit}{percent}, {rate:.1f} {unit}/s", err=True)
+        speed = _speed(done, total, now - self.started, unit)
+        click.echo(f"{label.lower()} {done}/{total} {unit}{percent}, {speed}", err=True)
 
 
-def _run_sync(mem: Memory, *, force: bool, quiet: bool) -> SyncReport:
+def _run_sync(mem: Memory, *, force: bool, quiet: bool, phases: list[str]) -> SyncReport:
+    """Sync with progress shown on stderr; ``phases`` collects the phases begun, in order."""
+
+    def tracked(show: Callable[[str, int, int], None] | None) -> Callable[[str, int, int], None]:
+        def progress(phase: str, done: int, total: int) -> None:
+            if not phases or phases[-1] != phase:
+                phases.append(phase)
+            if show is not None:
+                show(phase, done, total)
+
+        return progress
+
     if quiet:
-        return mem.sync(force=force)
+        return mem.sync(force=force, progress=tracked(None))
     if not err.is_terminal:
-        return mem.sync(force=force, progress=_ProgressLines())
+        return mem.sync(force=force, progress=tracked(_ProgressLines()))
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     with Progress(
@@ -458,18 +499,45 @@ def _run_sync(mem: Memory, *, force: bool, quiet: bool) -> SyncReport:
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
-        console=err,
+        TextColumn("{task.fields[speed]}"),
+        console=err.get(),
         transient=True,
     ) as bar:
         tasks: dict[str, Any] = {}
 
-        def progress(phase: str, done: int, total: int) -> None:
+        def show(phase: str, done: int, total: int) -> None:
+            label, unit = _PHASES.get(phase, (phase, "items"))
             if phase not in tasks:
-                label, unit = _PHASES.get(phase, (phase, ""))
-                tasks[phase] = bar.add_task(f"{label} {unit}".strip(), total=total)
-            bar.update(tasks[phase], completed=done, total=total)
+                tasks[phase] = bar.add_task(f"{label} {unit}".strip(), total=total, speed="")
+            elapsed = bar.tasks[tasks[phase]].elapsed or 0.0
+            speed = _speed(done, total, elapsed, unit)
+            bar.update(tasks[phase], completed=done, total=total, speed=speed)
 
-        return mem.sync(force=force, progress=progress)
+        return mem.sync(force=force, progress=tracked(show))
+
+
+def _interrupted(mem: Memory, phases: list[str]) -> str:
+    """The line printed when Ctrl-C stops `memdir index`: what is kept, and how to go on."""
+    if "embed" not in phases:
+        return "Interrupted while indexing files; run `memdir index` again to continue"
+    chunks = sum(c["chunks"] for c in mem.index.counts().values())
+    return (
+        f"Interrupted: {mem.index.vector_count():,} of {chunks:,} chunks embedded; "
+        "run `memdir index` again to continue"
+    )
+
+
+@contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """Ignore Ctrl-C within the block (main thread only; elsewhere it cannot arrive anyway)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _embedding_failure(mem: Memory, report: SyncReport) -> str | None:
@@ -502,15 +570,24 @@ def index(force: bool, quiet: bool, strict: bool, as_json: bool) -> None:
 
     If embedding fails, the text index is still updated and a warning names the provider, the
     cause and the chunks left without vectors (`--json`: under "vectors"); `--strict` makes
-    that an error.
+    that an error. Ctrl-C keeps every chunk embedded so far and exits with code 130; the next
+    run embeds only the rest.
 
     \b
     Example:
       memdir index --force
     """
     started = time.perf_counter()
+    phases: list[str] = []
     with _open() as mem:
-        report = _run_sync(mem, force=force, quiet=quiet or as_json)
+        try:
+            report = _run_sync(mem, force=force, quiet=quiet or as_json, phases=phases)
+        except KeyboardInterrupt:
+            # Every embedded batch is already committed; the one in flight is dropped.
+            with _sigint_ignored():  # a second Ctrl-C does not break off the clean-up
+                click.echo(_interrupted(mem, phases), err=True)
+                mem.close()
+            raise click.exceptions.Exit(130) from None
         seconds = time.perf_counter() - started
         failure = _embedding_failure(mem, report)
     if as_json:
@@ -644,10 +721,14 @@ def get(target: str, as_json: bool) -> None:
 def status(as_json: bool) -> None:
     """Show what is indexed, the embedder, the settings that shape search, and any problem files.
 
-    Every field of ``--json`` is shown; nested ones are indented under their name.
+    Every field of ``--json`` is shown; nested ones are indented under their name. Never waits
+    on another process: while one writes the index, the counts are as of its last commit
+    ("busy" says so), and "embedding.fill" shows the progress of a fill in any process.
     """
     with _open() as mem:
-        mem.sync(embed=False)  # never waits on a provider: `missing` counts chunks to embed
+        with suppress(IndexBusyError):  # status() then says the index is busy
+            # never waits on a provider: `missing` counts chunks to embed
+            mem.sync(embed=False, lock_timeout=_STATUS_LOCK_WAIT_S)
         info = mem.status()
     if as_json:
         _emit_json(info)

@@ -12,6 +12,7 @@ Every error memdir raises on purpose derives from :class:`MemdirError`, which ca
     ├── EmbeddingError          exit 5  an embedding provider failed
     │   └── ProviderUnavailable exit 5  a provider cannot be used at all (no key, no package)
     ├── StorageError            exit 6  the SQLite index failed
+    │   └── IndexBusyError      exit 6  another process held the index too long
     └── SearchError             exit 1  a search could not run
 """
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 __all__ = [
     "ConfigError",
     "EmbeddingError",
+    "IndexBusyError",
     "MemdirError",
     "NotFoundError",
     "PathError",
@@ -82,6 +84,10 @@ class ProviderUnavailable(EmbeddingError):
 
 class StorageError(MemdirError):
     exit_code = 6
+
+
+class IndexBusyError(StorageError):
+    """Another process held the index's writer lock for longer than the caller would wait."""
 
 
 class SearchError(MemdirError):

@@ -3,18 +3,22 @@
 Runs after the text index is up to date. Every chunk without a vector is looked up in the
 embedding cache by ``(provider key, content hash)``; only the misses are sent to the embedder,
 so unchanged text is never embedded twice — not after an edit elsewhere in the file, not after a
-full rebuild. Each batch is written in its own transaction under the writer lock, so keyword
-search keeps answering while a large backlog is embedded, and whatever was not embedded (the
+full rebuild. Each batch is embedded with no lock held and written in its own transaction under
+the writer lock, so keyword search (and another process's text sync) keeps up while a large
+backlog is embedded, nothing embedded is lost if the process is stopped, and whatever was not embedded (the
 provider failed, ``max_chunks`` was reached, or ``stop`` was set) is picked up by the next fill.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -25,6 +29,9 @@ from memdir.index import Index
 __all__ = ["FillReport", "decode_vector", "encode_vector", "fill_vectors"]
 
 log = logging.getLogger(__name__)
+
+_WRITE_WAIT_S = 2.0
+"""The least a fill waits for the writer lock before writing a batch."""
 
 
 def encode_vector(vec: np.ndarray) -> bytes:
@@ -87,20 +94,47 @@ def fill_vectors(
 ) -> FillReport:
     """Embed chunks that have no vector. ``prepare`` transforms texts before they are sent
     (e.g. secret redaction for hosted providers); the cache is keyed by the original text.
-    ``stop``, once set, ends the fill after the batch in progress."""
+    ``stop``, once set, ends the fill after the batch in progress.
+
+    One fill runs at a time per index (``index.fill_lock``, waited on up to ``lock_timeout``
+    seconds). The writer lock (waited on up to ``lock_timeout``, at least a moment) is held
+    only while a batch is written, never while it is embedded, so another process's text sync (and with it a fresh keyword search) gets in
+    between batches. Every batch also records the fill's progress in the index
+    (:meth:`~memdir.index.Index.fill_record`), which ``memdir status`` shows from any process.
+    """
     started = time.perf_counter()
     report = FillReport(provider=f"{embedder.provider}/{embedder.model}")
     key = provider_key(embedder)
-    if not index.lock.acquire(timeout=lock_timeout):
-        report.error = "index is busy (another process is writing)"
+    if not index.fill_lock.acquire(timeout=lock_timeout):
+        report.error = "another process is embedding into this index"
         report.remaining = index.count_missing_vectors()
         return report
+    record: dict[str, Any] = {}
+    write_wait = max(lock_timeout, _WRITE_WAIT_S)  # other writers hold it briefly, mostly
     try:
-        report.reset_reason = _ensure_owner(index, embedder, key)
-        total = index.count_missing_vectors()
-        if max_chunks is not None:
-            total = min(total, max_chunks)
-        dims = index.vector_state().dims
+        if not index.lock.acquire(timeout=write_wait):
+            report.error = "index is busy (another process is writing)"
+            report.remaining = index.count_missing_vectors()
+            return report
+        try:
+            report.reset_reason = _ensure_owner(index, embedder, key)
+            total = _capped(index.count_missing_vectors(), max_chunks)
+            if total:  # recorded only when there is work, so a no-op keeps the last record
+                record = {
+                    "running": True,
+                    "pid": os.getpid(),
+                    "provider": report.provider,
+                    "started_at": round(time.time(), 3),
+                    "done": 0,
+                    "total": total,
+                    "rate": 0.0,
+                }
+                with index.transaction() as conn:
+                    _put_record(index, conn, record)
+        finally:
+            index.lock.release()
+        if progress is not None and record:
+            progress("embed", 0, record["total"])  # the clock of chunks/s starts now
         done = 0
         while max_chunks is None or done < max_chunks:
             if stop is not None and stop.is_set():
@@ -109,8 +143,24 @@ def fill_vectors(
             rows = index.chunks_missing_vectors(want)
             if not rows:
                 break
+
+            def account(conn: sqlite3.Connection, now_done: int = done + len(rows)) -> None:
+                """Within the batch's transaction: how far the fill has got."""
+                if not record:
+                    return
+                elapsed = time.perf_counter() - started
+                left = index.count_missing_vectors()
+                record.update(
+                    done=now_done,
+                    total=_capped(now_done + left, max_chunks),
+                    rate=round(now_done / elapsed, 3) if elapsed > 0 else 0.0,
+                )
+                _put_record(index, conn, record)
+
             try:
-                written, hits, dims = _fill_batch(index, embedder, key, rows, prepare, dims)
+                written, hits = _fill_batch(
+                    index, embedder, key, rows, prepare, write_wait, account
+                )
             except EmbeddingError as exc:
                 report.error = str(exc)
                 log.warning("embedding stopped after %d chunks: %s", done, exc)
@@ -119,12 +169,30 @@ def fill_vectors(
             report.from_cache += hits
             done += len(rows)
             if progress is not None:
-                progress("embed", min(done, total), total)
+                progress("embed", done, max(done, record.get("total", 0)))
         report.remaining = index.count_missing_vectors()
     finally:
-        index.lock.release()
+        try:
+            if record and index.lock.acquire(timeout=write_wait):
+                try:
+                    record.update(running=False, error=report.error)
+                    with index.transaction() as conn:
+                        _put_record(index, conn, record)
+                finally:
+                    index.lock.release()
+        finally:
+            index.fill_lock.release()
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _capped(count: int, limit: int | None) -> int:
+    return count if limit is None else min(count, limit)
+
+
+def _put_record(index: Index, conn: sqlite3.Connection, record: dict[str, Any]) -> None:
+    record["updated_at"] = round(time.time(), 3)
+    index.set_fill_record(conn, record)
 
 
 def _fill_batch(
@@ -133,11 +201,14 @@ def _fill_batch(
     key: str,
     rows: list[tuple[int, str, str]],
     prepare: Callable[[list[str]], list[str]],
-    dims: int | None,
-) -> tuple[int, int, int | None]:
+    lock_timeout: float,
+    account: Callable[[sqlite3.Connection], None],
+) -> tuple[int, int]:
+    """Embed one batch (no lock held), then write it under the writer lock."""
     cached = index.cache_get(key, [h for _, h, _ in rows])
     misses = [(cid, h, text) for cid, h, text in rows if h not in cached]
-    fresh: dict[str, bytes] = {}
+    vectors = None
+    unique: list[tuple[str, str]] = []
     if misses:
         unique = list(dict.fromkeys((h, text) for _, h, text in misses))
         vectors = embedder.embed_documents(prepare([text for _, text in unique]))
@@ -145,23 +216,37 @@ def _fill_batch(
             raise EmbeddingError(
                 f"{embedder.provider} returned {vectors.shape[0]} vectors for {len(unique)} texts"
             )
-        if dims is not None and vectors.shape[1] != dims:
+    if not index.lock.acquire(timeout=lock_timeout):
+        raise EmbeddingError("index is busy (another process is writing)")
+    try:
+        state = index.vector_state()
+        if state.provider_key != key:  # another process switched embedders meanwhile
             raise EmbeddingError(
-                f"{embedder.provider}/{embedder.model} returned {vectors.shape[1]} dimensions, the index holds {dims}"
+                f"another process reset the vectors for {state.model}; stopped embedding"
             )
-        dims = int(vectors.shape[1])
-        fresh = {h: encode_vector(v) for (h, _), v in zip(unique, vectors, strict=True)}
-    if dims is None and cached:
-        dims = len(next(iter(cached.values()))) // 4
-    with index.transaction() as conn:
-        if fresh:
-            index.cache_put(conn, key, [(h, dims or 0, blob) for h, blob in fresh.items()])
-        if dims is not None and index.get_meta("vectors.dims") != str(dims):
-            index.set_meta("vectors.dims", str(dims), conn)
-        if cached:
-            index.cache_touch(conn, key, cached)
-        written = index.write_vectors(
-            conn, [(cid, cached.get(h) or fresh[h]) for cid, h, _ in rows]
-        )
+        dims = state.dims
+        fresh: dict[str, bytes] = {}
+        if vectors is not None:
+            if dims is not None and vectors.shape[1] != dims:
+                raise EmbeddingError(
+                    f"{embedder.provider}/{embedder.model} returned {vectors.shape[1]} dimensions, the index holds {dims}"
+                )
+            dims = int(vectors.shape[1])
+            fresh = {h: encode_vector(v) for (h, _), v in zip(unique, vectors, strict=True)}
+        if dims is None and cached:
+            dims = len(next(iter(cached.values()))) // 4
+        with index.transaction() as conn:
+            if fresh:
+                index.cache_put(conn, key, [(h, dims or 0, blob) for h, blob in fresh.items()])
+            if dims is not None and index.get_meta("vectors.dims") != str(dims):
+                index.set_meta("vectors.dims", str(dims), conn)
+            if cached:
+                index.cache_touch(conn, key, cached)
+            written = index.write_vectors(
+                conn, [(cid, cached.get(h) or fresh[h]) for cid, h, _ in rows]
+            )
+            account(conn)
+    finally:
+        index.lock.release()
     hits = sum(1 for _, h, _ in rows if h in cached)
-    return written, hits, dims
+    return written, hits

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 from types import TracebackType
@@ -42,39 +43,49 @@ else:
 
 
 class WriterLock:
-    """``flock`` on ``<index>.lock``. Re-entrant within one object; released on close or exit."""
+    """``flock`` on a lock file (e.g. ``<index>.lock``). Re-entrant within one object (and so
+    shared by the threads of one process); released on close or exit."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._fd: int | None = None
         self._depth = 0
+        self._guard = threading.Lock()  # the depth count, when threads take turns often
 
     def acquire(self, timeout: float | None = None) -> bool:
         """Take the lock, waiting up to ``timeout`` seconds (``None`` waits forever)."""
-        if self._depth:
-            self._depth += 1
-            return True
+        with self._guard:
+            if self._depth:
+                self._depth += 1
+                return True
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         deadline = None if timeout is None else time.monotonic() + timeout
         delay = 0.005
-        while not try_lock(fd):
+        while True:
+            with self._guard:
+                if self._depth:  # another thread of this process took it meanwhile: share it
+                    os.close(fd)
+                    self._depth += 1
+                    return True
+                if try_lock(fd):
+                    self._fd = fd
+                    self._depth = 1
+                    return True
             if deadline is not None and time.monotonic() >= deadline:
                 os.close(fd)
                 return False
             time.sleep(delay)
             delay = min(delay * 2, 0.1)
-        self._fd = fd
-        self._depth = 1
-        return True
 
     def release(self) -> None:
-        if not self._depth:
-            return
-        self._depth -= 1
-        if self._depth == 0 and self._fd is not None:
-            unlock(self._fd)
-            os.close(self._fd)
-            self._fd = None
+        with self._guard:
+            if not self._depth:
+                return
+            self._depth -= 1
+            if self._depth == 0 and self._fd is not None:
+                unlock(self._fd)
+                os.close(self._fd)
+                self._fd = None
 
     @property
     def held(self) -> bool:

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from memdir.chunking import Chunk
 from memdir.config import STATE_DIRNAME
@@ -32,6 +33,7 @@ __all__ = ["ChunkRow", "FileRow", "Index", "KeywordRow", "VectorState"]
 log = logging.getLogger(__name__)
 
 _SHAPE_KEY = "shape"
+_FILL_KEY = "fill.progress"
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +89,8 @@ class Index:
         self.path = path
         self.conn = conn
         self.lock = lock
+        self.fill_lock = WriterLock(path.with_name(path.name + ".fill.lock"))
+        """Held by the one fill that embeds into this index (see ``memdir.embed.fill``)."""
         self._mutex = threading.RLock()
         self._writes = 0
         self._stats_for: tuple[int, int] | None = None
@@ -161,6 +165,7 @@ class Index:
                 self.conn.close()
             finally:
                 self.lock.release()
+                self.fill_lock.release()
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -248,6 +253,18 @@ class Index:
             "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
             (key, value),
         )
+
+    def fill_record(self) -> dict[str, Any] | None:
+        """The progress a fill last recorded (done, total, rate, pid, running, …), if any."""
+        raw = self.get_meta(_FILL_KEY)
+        try:
+            record = json.loads(raw) if raw else None
+        except ValueError:
+            return None
+        return record if isinstance(record, dict) else None
+
+    def set_fill_record(self, conn: sqlite3.Connection, record: Mapping[str, object]) -> None:
+        self.set_meta(_FILL_KEY, json.dumps(record), conn)
 
     def shape(self) -> dict[str, object] | None:
         raw = self.get_meta(_SHAPE_KEY)

@@ -1,0 +1,92 @@
+"""`fill_vectors` beside other writers: the writer lock is free while a batch is embedded, one
+fill runs per index, and its progress is recorded with every batch."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from memdir import Memory
+from memdir.embed.fill import fill_vectors
+from memdir.index import Index
+from memdir.index.lock import WriterLock
+
+WriteFile = Callable[..., Path]
+
+
+class _Probe:
+    """A 2-dim embedder that, on every call, checks what another process could do meanwhile."""
+
+    provider = "test"
+    model = "probe-v1"
+    max_input_bytes = 1000
+
+    def __init__(self, index: Index) -> None:
+        self.index = index
+        self.writer_free: list[bool] = []
+        self.records: list[dict] = []
+
+    def identity(self) -> dict[str, str]:
+        return {"provider": self.provider, "model": self.model}
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray:
+        other = WriterLock(self.index.lock.path)  # its own descriptor, like another process
+        free = other.acquire(timeout=0)
+        if free:
+            other.release()
+        self.writer_free.append(free)
+        self.records.append(dict(self.index.fill_record() or {}))
+        return np.array([[float(len(t)), 1.0] for t in texts], dtype=np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return np.array([float(len(text)), 1.0], dtype=np.float32)
+
+
+def _index_of(tmp_path: Path, write: WriteFile, notes: int) -> Index:
+    ws = tmp_path / "ws"
+    for i in range(notes):
+        write(ws, f"memory/n{i:02d}.md", f"note number {i} about item{i}\n")
+    with Memory(ws, overrides={"embedding.provider": "none"}) as mem:
+        mem.sync()
+        path = mem.index.path
+    return Index.open(path)
+
+
+def test_the_writer_lock_is_free_while_a_batch_is_embedded(
+    tmp_path: Path, write: WriteFile
+) -> None:
+    index = _index_of(tmp_path, write, 25)
+    try:
+        probe = _Probe(index)
+        report = fill_vectors(index, probe, batch_size=10)  # type: ignore[arg-type]
+        assert report.error is None and report.embedded == 25
+        assert probe.writer_free == [True, True, True]  # was held for the whole fill
+        # Each batch found the progress of the ones before it recorded.
+        assert [(r["running"], r["done"], r["total"]) for r in probe.records] == [
+            (True, 0, 25),
+            (True, 10, 25),
+            (True, 20, 25),
+        ]
+        final = index.fill_record()
+        assert final is not None
+        assert (final["running"], final["done"], final["total"]) == (False, 25, 25)
+        assert index.count_missing_vectors() == 0
+    finally:
+        index.close()
+
+
+def test_one_fill_at_a_time_and_a_second_one_does_not_wait_if_told(
+    tmp_path: Path, write: WriteFile
+) -> None:
+    index = _index_of(tmp_path, write, 5)
+    other = WriterLock(index.fill_lock.path)  # another process's fill
+    assert other.acquire(timeout=0)
+    try:
+        report = fill_vectors(index, _Probe(index), lock_timeout=0)  # type: ignore[arg-type]
+        assert report.error == "another process is embedding into this index"
+        assert report.embedded == 0 and report.remaining == 5
+    finally:
+        other.release()
+        index.close()
