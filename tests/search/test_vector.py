@@ -423,3 +423,15 @@ def test_rows_closer_than_the_int8_error_are_still_ranked_exactly(
         for k in (1, 10):
             want = [ids[i] for i in np.argsort(-exact, kind="stable")[:k]]
             assert [cid for cid, _ in matrix.top(query, k)] == want, (trial, k)
+
+
+def test_e5_small_int8_shares_e5_small_calibration() -> None:
+    """Requantised e5-small: cosine levels within a few thousandths of e5-small's on XQuAD
+    (bench/results/cosine_calibration-int8.json), so the same range and pair shifts."""
+
+    class _Int8(_Fixed):
+        model = "e5-small-int8"
+
+    assert cosine_range(_Int8()) == cosine_range(_Fixed()) == (0.76, 0.92)  # type: ignore[arg-type]
+    assert vector.script_shifts(_Int8()) == vector.script_shifts(_Fixed())  # type: ignore[arg-type]
+    assert vector.script_shifts(_Int8())  # type: ignore[arg-type]

