@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from embed.fakes import FakeServer, SilentServer
+
 WriteFile = Callable[..., Path]
 
 
@@ -71,3 +73,19 @@ def workspace(tmp_path: Path) -> Path:
     )
     _write(ws, "memory/projects/billing.md", "# Billing\n\nInvoices use the narwhal exporter.\n")
     return ws
+
+
+@pytest.fixture
+def server() -> Iterator[FakeServer]:
+    """A real OpenAI-style embedding server on 127.0.0.1 that answers as each test scripts it."""
+    srv = FakeServer()
+    yield srv
+    srv.close()
+
+
+@pytest.fixture
+def silent_server() -> Iterator[SilentServer]:
+    """A server on 127.0.0.1 that accepts connections and never answers."""
+    srv = SilentServer()
+    yield srv
+    srv.close()

@@ -13,7 +13,7 @@ import shutil
 import socket
 import subprocess
 import sys
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -135,20 +135,6 @@ def _refused_url() -> str:
         return f"http://127.0.0.1:{sock.getsockname()[1]}"
 
 
-@pytest.fixture
-def fake_server() -> Iterator[FakeServer]:
-    srv = FakeServer()
-    yield srv
-    srv.close()
-
-
-@pytest.fixture
-def silent_server() -> Iterator[SilentServer]:
-    srv = SilentServer()
-    yield srv
-    srv.close()
-
-
 FAILURES = {
     "429": (
         Reply({"error": "slow down"}, status=429, headers={"retry-after": "0"}),
@@ -166,13 +152,13 @@ FAILURES = {
 
 @pytest.mark.parametrize("kind", list(FAILURES))
 def test_index_says_when_embedding_fails_and_strict_makes_it_an_error(
-    workspace: Path, fake_server: FakeServer, silent_server: SilentServer, kind: str
+    workspace: Path, server: FakeServer, silent_server: SilentServer, kind: str
 ) -> None:
     # Issue #9: `memdir index` exited 0 and said nothing when every embedding request failed.
     reply, cause = FAILURES[kind]
     if reply is not None:
-        fake_server.handler = lambda seen: reply
-    url = {"refused": _refused_url(), "hang": silent_server.url}.get(kind, fake_server.url)
+        server.handler = lambda seen: reply
+    url = {"refused": _refused_url(), "hang": silent_server.url}.get(kind, server.url)
     args = ["index", "-w", str(workspace), *_provider_sets(url)]
     result = run(args)
     assert result.exit_code == 0
@@ -193,28 +179,28 @@ def test_index_says_when_embedding_fails_and_strict_makes_it_an_error(
 
 
 def test_index_strict_passes_when_every_chunk_is_embedded(
-    workspace: Path, fake_server: FakeServer
+    workspace: Path, server: FakeServer
 ) -> None:
-    fake_server.handler = openai_reply
-    result = run(["index", "--strict", "-w", str(workspace), *_provider_sets(fake_server.url)])
+    server.handler = openai_reply
+    result = run(["index", "--strict", "-w", str(workspace), *_provider_sets(server.url)])
     assert result.exit_code == 0
     assert "warning" not in result.stderr
     assert ", 4 embedded (0 from cache, " in result.stdout
 
 
 def test_index_reports_the_real_time_and_progress_lines_off_a_terminal(
-    workspace: Path, fake_server: FakeServer, monkeypatch: pytest.MonkeyPatch
+    workspace: Path, server: FakeServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Issue #9: after minutes of embedding, `index` said "written in 0.15s", and printed no
     # progress at all when stderr was not a terminal.
     monkeypatch.setattr(cli_module, "_PROGRESS_EVERY_S", 0.0, raising=False)
-    fake_server.handler = lambda seen: Reply(openai_reply(seen).body, delay_s=0.6)
+    server.handler = lambda seen: Reply(openai_reply(seen).body, delay_s=0.6)
     result = run(
         [
             "index",
             "-w",
             str(workspace),
-            *_provider_sets(fake_server.url, **{"embedding.timeout_s": 5}),
+            *_provider_sets(server.url, **{"embedding.timeout_s": 5}),
         ]
     )
     assert result.exit_code == 0, result.stderr
@@ -229,7 +215,7 @@ def test_index_reports_the_real_time_and_progress_lines_off_a_terminal(
     assert any(re.fullmatch(r"embedding 4/4 chunks \(100%\), [\d.]+ chunks/s", x) for x in lines), (
         lines
     )
-    quiet = run(["index", "--force", "-q", "-w", str(workspace), *_provider_sets(fake_server.url)])
+    quiet = run(["index", "--force", "-q", "-w", str(workspace), *_provider_sets(server.url)])
     assert quiet.stderr == ""
 
 

@@ -16,7 +16,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import suppress
 from pathlib import Path
 
@@ -32,13 +32,6 @@ from memdir.index.lock import WriterLock
 WriteFile = Callable[..., Path]
 BATCH = 64  # fill_vectors' batch size: one request per batch for these short chunks
 WAIT_S = 120  # bounds a hang only
-
-
-@pytest.fixture
-def server() -> Iterator[FakeServer]:
-    srv = FakeServer()
-    yield srv
-    srv.close()
 
 
 @pytest.fixture

@@ -10,13 +10,6 @@ from .fakes import FakeServer, Hosted
 
 
 @pytest.fixture
-def server() -> Iterator[FakeServer]:
-    srv = FakeServer()
-    yield srv
-    srv.close()
-
-
-@pytest.fixture
 def hosted(server: FakeServer) -> Iterator[Hosted]:
     maker = Hosted(server)
     yield maker

@@ -12,7 +12,6 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,13 +24,6 @@ from .fakes import FakeServer, Reply, SilentServer, openai_reply
 
 TIMEOUT_S = 1.0
 BOUND_S = 5 * TIMEOUT_S  # generous: a hang would take 2 x 120 s on the old code
-
-
-@pytest.fixture
-def silent() -> Iterator[SilentServer]:
-    srv = SilentServer()
-    yield srv
-    srv.close()
 
 
 @pytest.fixture
@@ -64,18 +56,18 @@ def timed_search(mem: Memory, query: str) -> tuple[float, list[str], list[str], 
 
 
 def test_search_answers_from_keywords_then_stops_calling_the_provider(
-    ws: Path, silent: SilentServer
+    ws: Path, silent_server: SilentServer
 ) -> None:
-    with Memory(ws, overrides=settings(silent.url)) as mem:
+    with Memory(ws, overrides=settings(silent_server.url)) as mem:
         elapsed, paths, warnings, mode = timed_search(mem, "Friday deploys")
         assert elapsed < BOUND_S
         assert mode == "keyword" and paths[0] == "memory/2026-11-28.md"
         assert any("paused until" in w and "timed out" in w for w in warnings), warnings
-        contacted = silent.connections
+        contacted = silent_server.connections
         assert contacted >= 1
 
         elapsed, paths, warnings, mode = timed_search(mem, "PostgreSQL billing")
-        assert silent.connections == contacted  # the breaker is open: not even a connection
+        assert silent_server.connections == contacted  # the breaker is open: not even a connection
         assert elapsed < TIMEOUT_S
         assert mode == "keyword" and paths[0] == "MEMORY.md"
         assert any("openai-compatible is paused until" in w for w in warnings), warnings
@@ -113,10 +105,10 @@ def test_a_provider_that_goes_silent_after_indexing_costs_one_timeout(ws: Path) 
 
 
 def test_close_does_not_wait_for_a_background_fill_stuck_on_the_provider(
-    ws: Path, silent: SilentServer
+    ws: Path, silent_server: SilentServer
 ) -> None:
     # sync_limit 0: every new chunk is embedded in the background, beside the query.
-    mem = Memory(ws, overrides=settings(silent.url, **{"embedding.sync_limit": 0}))
+    mem = Memory(ws, overrides=settings(silent_server.url, **{"embedding.sync_limit": 0}))
     try:
         elapsed, paths, warnings, _ = timed_search(mem, "Friday deploys")
         assert elapsed < BOUND_S
@@ -134,10 +126,10 @@ def test_close_does_not_wait_for_a_background_fill_stuck_on_the_provider(
 
 
 def test_memory_search_tool_answers_within_the_timeout_then_at_once(
-    ws: Path, silent: SilentServer
+    ws: Path, silent_server: SilentServer
 ) -> None:
     # The MCP server's memory_search goes through this dispatcher on the same Memory.
-    with Memory(ws, overrides=settings(silent.url)) as mem:
+    with Memory(ws, overrides=settings(silent_server.url)) as mem:
         tools = MemoryTools(mem)
         for bound in (BOUND_S, TIMEOUT_S):
             started = time.monotonic()
@@ -146,12 +138,12 @@ def test_memory_search_tool_answers_within_the_timeout_then_at_once(
             assert not result.is_error, result.payload
             assert result.payload["results"][0]["path"] == "memory/2026-11-28.md"
             assert any("paused until" in w for w in result.payload["warnings"])
-        assert silent.connections == 1
+        assert silent_server.connections == 1
 
 
-def test_memdir_search_process_exits_promptly(ws: Path, silent: SilentServer) -> None:
+def test_memdir_search_process_exits_promptly(ws: Path, silent_server: SilentServer) -> None:
     # The search leaves both chunks to a background fill, which hangs on the provider.
-    sets = settings(silent.url, **{"embedding.sync_limit": 0})
+    sets = settings(silent_server.url, **{"embedding.sync_limit": 0})
     args = [arg for key, value in sets.items() for arg in ("--set", f"{key}={value}")]
     started = time.monotonic()
     proc = subprocess.run(
@@ -216,14 +208,14 @@ def memdir(
 
 
 def test_the_next_process_does_not_wait_on_a_provider_that_just_failed(
-    ws: Path, silent: SilentServer
+    ws: Path, silent_server: SilentServer
 ) -> None:
-    sets = settings(silent.url, **{"embedding.timeout_s": SLOW_S})
+    sets = settings(silent_server.url, **{"embedding.timeout_s": SLOW_S})
     with Memory(ws, overrides=sets) as first:
         elapsed, _, warnings, _ = timed_search(first, "Friday deploys")
         assert SLOW_S <= elapsed < 3 * SLOW_S  # this one waited out the timeout
         assert any("paused until" in w for w in warnings), warnings
-    contacted = silent.connections
+    contacted = silent_server.connections
 
     with Memory(ws, overrides=sets) as second:  # a new breaker, as in a new process
         elapsed, paths, warnings, mode = timed_search(second, "PostgreSQL billing")
@@ -240,10 +232,10 @@ def test_the_next_process_does_not_wait_on_a_provider_that_just_failed(
     breaker = json.loads(proc.stdout)["embedding"]["breaker"]
     assert breaker["state"] == "open" and breaker["failures"] == 1
     assert "timed out" in breaker["last_error"] and breaker["next_retry_at"]
-    assert silent.connections == contacted  # neither process even connected
+    assert silent_server.connections == contacted  # neither process even connected
     saved = json.loads((ws / ".memdir" / STATE_FILENAME).read_text())
-    assert list(saved) == [f"openai-compatible hung {silent.url}"]  # no key, nothing else
-    assert saved[f"openai-compatible hung {silent.url}"]["state"] == "open"
+    assert list(saved) == [f"openai-compatible hung {silent_server.url}"]  # no key, nothing else
+    assert saved[f"openai-compatible hung {silent_server.url}"]["state"] == "open"
 
 
 def test_after_the_back_off_a_provider_that_works_again_closes_it_for_good(ws: Path) -> None:
@@ -274,13 +266,13 @@ def test_after_the_back_off_a_provider_that_works_again_closes_it_for_good(ws: P
 
 
 def test_status_does_not_wait_on_the_provider_and_counts_the_missing_vectors(
-    ws: Path, silent: SilentServer
+    ws: Path, silent_server: SilentServer
 ) -> None:
-    sets = settings(silent.url, **{"embedding.timeout_s": SLOW_S})
+    sets = settings(silent_server.url, **{"embedding.timeout_s": SLOW_S})
     elapsed, proc = memdir(ws, sets, "status", "--json")
     info = json.loads(proc.stdout)
     assert info["chunks"] == 2 and info["embedding"]["missing"] == 2
     assert info["embedding"]["vectors"] == 0
     assert info["embedding"]["breaker"]["state"] == "closed"  # nothing was tried
-    assert silent.connections == 0
+    assert silent_server.connections == 0
     assert elapsed < SLOW_S  # embedding first took about 2 x timeout_s
