@@ -61,6 +61,17 @@ def _env() -> dict[str, str]:
     return {**os.environ, "PYTHONIOENCODING": "utf-8"}
 
 
+def _start_index(ws: Path, server: FakeServer) -> subprocess.Popen[str]:
+    """``memdir index`` on ``ws`` against ``server``, as a process the test can signal."""
+    return subprocess.Popen(
+        _memdir(["index", "-w", str(ws), *_sets(server.url)]),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(),
+    )
+
+
 def _slow(delay_s: float) -> Callable[[Seen], Reply]:
     return lambda seen: Reply(openai_reply(seen).body, delay_s=delay_s)
 
@@ -106,13 +117,7 @@ def test_ctrl_c_keeps_what_was_embedded_and_the_next_run_embeds_only_the_rest(
     # Two batches are answered at once, the third hangs: Ctrl-C lands while it is in flight.
     release = threading.Event()
     server.script(openai_reply, openai_reply, _held(release))
-    proc = subprocess.Popen(
-        _memdir(["index", "-w", str(big_ws), *_sets(server.url)]),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=_env(),
-    )
+    proc = _start_index(big_ws, server)
     try:
         _wait_for_requests(server, 3, proc)
         proc.send_signal(signal.SIGINT)
@@ -156,13 +161,7 @@ def test_status_and_keyword_search_answer_during_a_fill_in_another_process(
     release = threading.Event()
     server.script(openai_reply, _held(release))
     server.handler = openai_reply
-    proc = subprocess.Popen(
-        _memdir(["index", "-w", str(big_ws), *_sets(server.url)]),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=_env(),
-    )
+    proc = _start_index(big_ws, server)
     try:
         _wait_for_requests(server, 2, proc)
         info = _status(big_ws, server.url)  # used to wait on the fill's writer lock
