@@ -1,11 +1,13 @@
 """Chat models for capturing memory from conversations: one small protocol, two HTTP clients
-and an (later) an offline fallback.
+and an an offline fallback.
 
 * :class:`ChatModel`: ``complete(messages, *, system, max_tokens, temperature, timeout)`` →
   :class:`ChatResult` (text, model, token counts, finish reason), and ``acomplete``, awaited.
 * :class:`OpenAIChat` (OpenAI and every OpenAI-compatible server: Ollama, vLLM, LM Studio) and
   :class:`AnthropicChat`, over httpx, with a total time limit per call, capped retries with
   jittered back-off, and :class:`~memdir.errors.LLMError` for every failure.
+* :class:`ExtractiveSummarizer`: the deterministic fallback that needs no model
+  (``provider == model == "extractive"``), with ``summarize(text or messages, max_chars=…)``.
 
 This package sits low in memdir: it uses only :mod:`memdir.config`, :mod:`memdir.errors` and
 :mod:`memdir.text`. Names are imported on first use, so ``import memdir.llm.chat`` does not
@@ -26,14 +28,18 @@ _LAZY = {
     "is_silent_reply": "memdir.llm.chat",
     "AnthropicChat": "memdir.llm.clients",
     "OpenAIChat": "memdir.llm.clients",
+    "EXTRACTIVE": "memdir.llm.extractive",
+    "ExtractiveSummarizer": "memdir.llm.extractive",
     "RetryPolicy": "memdir.llm.http",
 }
 
 __all__ = [
+    "EXTRACTIVE",
     "NO_REPLY",
     "AnthropicChat",
     "ChatModel",
     "ChatResult",
+    "ExtractiveSummarizer",
     "Message",
     "MessageLike",
     "OpenAIChat",
@@ -51,6 +57,7 @@ if TYPE_CHECKING:
         is_silent_reply,
     )
     from memdir.llm.clients import AnthropicChat, OpenAIChat
+    from memdir.llm.extractive import EXTRACTIVE, ExtractiveSummarizer
     from memdir.llm.http import RetryPolicy
 
 
