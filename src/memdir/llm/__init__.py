@@ -1,5 +1,5 @@
 """Chat models for capturing memory from conversations: one small protocol, two HTTP clients
-and an an offline fallback.
+and an offline fallback.
 
 * :class:`ChatModel`: ``complete(messages, *, system, max_tokens, temperature, timeout)`` →
   :class:`ChatResult` (text, model, token counts, finish reason), and ``acomplete``, awaited.
@@ -8,6 +8,7 @@ and an an offline fallback.
   jittered back-off, and :class:`~memdir.errors.LLMError` for every failure.
 * :class:`ExtractiveSummarizer`: the deterministic fallback that needs no model
   (``provider == model == "extractive"``), with ``summarize(text or messages, max_chars=…)``.
+* :func:`create_chat_model` picks one from the ``llm.*`` settings.
 
 This package sits low in memdir: it uses only :mod:`memdir.config`, :mod:`memdir.errors` and
 :mod:`memdir.text`. Names are imported on first use, so ``import memdir.llm.chat`` does not
@@ -31,9 +32,12 @@ _LAZY = {
     "EXTRACTIVE": "memdir.llm.extractive",
     "ExtractiveSummarizer": "memdir.llm.extractive",
     "RetryPolicy": "memdir.llm.http",
+    "CHAT_PROVIDERS": "memdir.llm.providers",
+    "create_chat_model": "memdir.llm.providers",
 }
 
 __all__ = [
+    "CHAT_PROVIDERS",
     "EXTRACTIVE",
     "NO_REPLY",
     "AnthropicChat",
@@ -44,6 +48,7 @@ __all__ = [
     "MessageLike",
     "OpenAIChat",
     "RetryPolicy",
+    "create_chat_model",
     "is_silent_reply",
 ]
 
@@ -59,6 +64,7 @@ if TYPE_CHECKING:
     from memdir.llm.clients import AnthropicChat, OpenAIChat
     from memdir.llm.extractive import EXTRACTIVE, ExtractiveSummarizer
     from memdir.llm.http import RetryPolicy
+    from memdir.llm.providers import CHAT_PROVIDERS, create_chat_model
 
 
 def __getattr__(name: str) -> Any:
