@@ -3,7 +3,8 @@ LM Studio and most hosted models) and :class:`AnthropicChat` (``/v1/messages``).
 
 Both take the model, the base URL, the API key itself (:func:`memdir.llm.create_chat_model`
 reads it from the environment variable named in ``llm.api_key_env``), a total ``timeout_s`` per
-call and ``max_retries``; :mod:`memdir.llm.http` says what is retried and how failures read.
+call and ``max_retries`` (or a whole :class:`~memdir.llm.RetryPolicy` as ``retry``, which
+then replaces it); :mod:`memdir.llm.http` says what is retried and how failures read.
 Each owns a connection pool for its sync calls (``close()``, or use it in ``with``); an async
 call opens its own, so it works from any event loop.
 """
