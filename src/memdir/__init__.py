@@ -22,6 +22,7 @@ _LAZY = {
     "load_config": "memdir.config",
     "ConfigError": "memdir.errors",
     "EmbeddingError": "memdir.errors",
+    "LLMError": "memdir.errors",
     "MemdirError": "memdir.errors",
     "NotFoundError": "memdir.errors",
     "PathError": "memdir.errors",
@@ -41,6 +42,7 @@ __all__ = [
     "ConfigError",
     "EmbeddingError",
     "FileSlice",
+    "LLMError",
     "MemdirError",
     "Memory",
     "NotFoundError",
@@ -63,6 +65,7 @@ if TYPE_CHECKING:
     from memdir.errors import (
         ConfigError,
         EmbeddingError,
+        LLMError,
         MemdirError,
         NotFoundError,
         PathError,

@@ -66,6 +66,9 @@ class Setting:
     kind: type
     help: str
     check: Callable[[Any], str | None] | None = None
+    shows_bad_value: bool = True
+    """False when a rejected value may be a secret pasted by mistake: errors then give only
+    its length."""
 
 
 def _at_least(lo: float) -> Callable[[Any], str | None]:
@@ -165,6 +168,35 @@ def _redact_patterns(value: Mapping[str, Any] | str) -> str | None:
 
 
 # -- end of agent tools block (issue #4) ---------------------------------------------------------
+
+
+# -- chat models (issue #12) ---------------------------------------------------------------------
+LLM_PROVIDERS = ("none", "openai", "anthropic")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _env_name(value: str) -> str | None:
+    if not value:
+        return None
+    if not _ENV_NAME.fullmatch(value):
+        return (
+            "must be the NAME of an environment variable (letters, digits and _), not the key "
+            "itself; put the key in that variable"
+        )
+    if len(value) >= 20 and not value.isupper() and any(c.isdigit() for c in value):
+        return "looks like an API key; name the environment variable that holds it instead"
+    return None
+
+
+def _http_url(value: str) -> str | None:
+    if not value:
+        return None
+    if not value.startswith(("http://", "https://")) or not value.split("://", 1)[1].strip("/"):
+        return "must be empty or an http:// or https:// URL, e.g. http://127.0.0.1:11434/v1"
+    return None
+
+
+# -- end of chat models block (issue #12) --------------------------------------------------------
 
 
 MAX_RESULTS = 200
@@ -443,6 +475,50 @@ SETTINGS: tuple[Setting, ...] = (
         _redact_patterns,
     ),
     # -- end of agent tools block (issue #4)
+    # -- chat models (issue #12)
+    Setting(
+        "llm.provider",
+        "none",
+        str,
+        "Chat model that captures memory from conversations: none (the extractive fallback, no model), openai (OpenAI or any OpenAI-compatible server: Ollama, vLLM, LM Studio) or anthropic.",
+        _one_of(*LLM_PROVIDERS),
+    ),
+    Setting(
+        "llm.model",
+        "",
+        str,
+        "Chat model name; empty means the provider's default (gpt-4o-mini, claude-haiku-4-5). Required for openai with a custom llm.base_url.",
+    ),
+    Setting(
+        "llm.base_url",
+        "",
+        str,
+        "Chat endpoint; empty means the provider's (https://api.openai.com/v1, https://api.anthropic.com). An OpenAI-compatible URL ends in /v1, e.g. http://127.0.0.1:11434/v1 for Ollama.",
+        _http_url,
+    ),
+    Setting(
+        "llm.api_key_env",
+        "",
+        str,
+        "Name of the environment variable holding the chat API key (never the key itself); empty means OPENAI_API_KEY or ANTHROPIC_API_KEY. A custom llm.base_url for openai needs no key unless this names one.",
+        _env_name,
+        shows_bad_value=False,
+    ),
+    Setting(
+        "llm.timeout_s",
+        60.0,
+        float,
+        "Time limit of one chat model call in all (retries and waits included), in seconds.",
+        _at_least(0.1),
+    ),
+    Setting(
+        "llm.max_retries",
+        3,
+        int,
+        "Retries of a chat call after a 429, a 5xx or a connection error, with jittered exponential back-off (Retry-After honoured, waits capped at 8 s).",
+        _between(0, 10),
+    ),
+    # -- end of chat models block (issue #12)
 )
 _BY_KEY = {s.key: s for s in SETTINGS}
 
@@ -533,11 +609,18 @@ def _coerce(setting: Setting, value: Any, origin: str) -> Any:
         if any("\x00" in text for text in _texts(value)):
             raise ValueError("must not contain a NUL character")
     except (TypeError, ValueError) as exc:
-        raise ConfigError(f"{setting.key} = {raw!r} from {origin}: {exc}") from None
+        raise ConfigError(f"{setting.key} = {_shown(setting, raw)} from {origin}: {exc}") from None
     problem = setting.check(value) if setting.check else None
     if problem:
-        raise ConfigError(f"{setting.key} = {value!r} from {origin}: {problem}")
+        raise ConfigError(f"{setting.key} = {_shown(setting, value)} from {origin}: {problem}")
     return value
+
+
+def _shown(setting: Setting, value: Any) -> str:
+    """A rejected value as an error message shows it: its repr, or only its length."""
+    if setting.shows_bad_value or not isinstance(value, str):
+        return repr(value)
+    return f"<{len(value)} characters, not shown>"
 
 
 def _texts(value: Any) -> list[str]:
@@ -669,6 +752,12 @@ def _check_combined(config: Config) -> None:
             f": must be at most half of chunking.tokens = {tokens}"
             f" (from {config.origins.get('chunking.tokens', 'default')})",
             hint="lower chunking.overlap, or raise chunking.tokens",
+        )
+    if config["llm.provider"] == "openai" and config["llm.base_url"] and not config["llm.model"]:
+        raise ConfigError(
+            f"llm.model is empty, but llm.base_url = {config['llm.base_url']!r} "
+            f"(from {config.origins.get('llm.base_url', 'default')}) is a custom server",
+            hint="set llm.model to the model that server runs, e.g. llama3.2 for Ollama",
         )
     raw = config["index.path"]
     problem = _index_path_problem(raw, config.index_path, config.workspace)

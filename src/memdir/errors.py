@@ -11,6 +11,7 @@ Every error memdir raises on purpose derives from :class:`MemdirError`, which ca
     ├── NotFoundError           exit 4  a file or record that does not exist
     ├── EmbeddingError          exit 5  an embedding provider failed
     │   └── ProviderUnavailable exit 5  a provider cannot be used at all (no key, no package)
+    ├── LLMError                exit 5  a chat model (OpenAI-compatible, Anthropic) failed
     ├── StorageError            exit 6  the SQLite index failed
     │   └── IndexBusyError      exit 6  another process held the index too long
     └── SearchError             exit 1  a search could not run
@@ -22,6 +23,7 @@ __all__ = [
     "ConfigError",
     "EmbeddingError",
     "IndexBusyError",
+    "LLMError",
     "MemdirError",
     "NotFoundError",
     "PathError",
@@ -80,6 +82,32 @@ class EmbeddingError(MemdirError):
 
 class ProviderUnavailable(EmbeddingError):
     """The provider cannot be used at all: no API key, package not installed, bad model."""
+
+
+class LLMError(MemdirError):
+    """A chat model request failed: HTTP status, timeout, unreachable server or malformed answer.
+
+    ``provider`` and ``url`` say where it went, ``status`` is the last HTTP status (``None``
+    when no answer came) and ``attempts`` how many requests were made. Never holds the API key.
+    """
+
+    exit_code = 5
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        provider: str = "",
+        url: str = "",
+        status: int | None = None,
+        attempts: int = 0,
+        hint: str | None = None,
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.provider = provider
+        self.url = url
+        self.status = status
+        self.attempts = attempts
 
 
 class StorageError(MemdirError):
