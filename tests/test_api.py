@@ -34,8 +34,11 @@ def test_search_response_shape(ws: Path) -> None:
             "snippet",
             "source",
             "citation",
+            "heading",
+            "date",
         }
         assert hit.citation == "MEMORY.md#L1-L4"
+        assert (hit.heading, hit.date) == ("Memory", None)
         assert response.to_dict()["results"][0]["path"] == "MEMORY.md"
 
 

@@ -1,11 +1,24 @@
-"""Chunking conformance (spec §2, §15 cases 69–70) and the fixes to upstream's quirks."""
+"""Chunking conformance (spec §2, §15 cases 69–70), the fixes to upstream's quirks, and
+structure-aware chunking: heading sections, heading paths and dates (issue #11)."""
 
 from __future__ import annotations
 
 import itertools
 import json
+import random
+from datetime import UTC
+from zoneinfo import ZoneInfo
 
-from memdir.chunking import chunk_text, flatten_session
+from memdir.chunking import (
+    Chunk,
+    chunk_markdown,
+    chunk_session,
+    chunk_text,
+    embed_input,
+    flatten_session,
+    sha256_hex,
+    split_lines,
+)
 from memdir.text import weighted_length
 
 
@@ -267,3 +280,268 @@ def test_lone_surrogates_from_json_escapes_become_replacement_characters() -> No
     )
     assert session.text == "User: a\ufffdb"
     session.text.encode("utf-8")  # storable: strict UTF-8 must not fail
+
+
+# -- structure-aware chunking (chunking.strategy = "structure") ---------------------------------
+
+DAILY = """# 2026-08-04
+
+### 09:10 - standup
+Talked about the relay rollout.
+
+### 14:05 - relay: broker decision
+We chose NATS over Kafka.
+- reason: ops cost
+
+### 16:00 - pinged Bob about invoices
+### 17:30 - relay deploy
+Deployed to staging.
+"""
+
+
+def _lines(text: str) -> list[str]:
+    return text.split("\n")
+
+
+def _assert_exact(text: str, chunks: list[Chunk]) -> None:
+    """Every chunk is exactly the file's lines start_line..end_line."""
+    lines = split_lines(text)
+    for c in chunks:
+        assert c.text == "\n".join(lines[c.start_line - 1 : c.end_line])
+
+
+def test_daily_log_of_timed_entries_gives_one_chunk_per_entry() -> None:
+    chunks = chunk_markdown(DAILY, path="memory/2026-08-04.md")
+    assert [(c.start_line, c.end_line) for c in chunks] == [(3, 4), (6, 8), (10, 10), (11, 12)]
+    assert chunks[0].text == "### 09:10 - standup\nTalked about the relay rollout."
+    assert chunks[2].text == "### 16:00 - pinged Bob about invoices"  # a one-line entry
+    assert {c.context for c in chunks} == {"2026-08-04"}  # the H1 with no body of its own
+    assert {c.date for c in chunks} == {"2026-08-04"}
+    _assert_exact(DAILY, chunks)
+
+
+def test_the_window_strategy_spans_several_entries_of_the_same_log() -> None:
+    """The contrast that motivates structure: one window holds every entry."""
+    (window,) = chunk_text(DAILY)
+    assert (window.start_line, window.end_line) == (1, 12)
+    assert (window.context, window.date) == ("", None)
+    assert window.hash == sha256_hex(window.text)  # hashed as before: the cache stays valid
+
+
+def test_nested_headings_build_the_heading_path() -> None:
+    text = (
+        "# Relay\n\nIntro to the relay project.\n\n## Design\n### Broker\nNATS, clustered.\n"
+        "### Storage\nJetStream on local disks.\n## Ops\nPager rota.\n"
+    )
+    chunks = chunk_markdown(text, path="memory/projects/relay.md")
+    got = [(c.start_line, c.end_line, c.context) for c in chunks]
+    assert got == [
+        (1, 3, "Relay"),
+        (6, 7, "Relay › Design"),  # "## Design" has only subsections: no chunk of its own
+        (8, 9, "Relay › Design"),
+        (10, 11, "Relay"),
+    ]
+    _assert_exact(text, chunks)
+
+
+def test_title_comes_from_the_path_when_there_is_no_h1() -> None:
+    chunks = chunk_markdown("## Broker\nNATS.\n", path="memory/projects/relay.md")
+    assert [c.context for c in chunks] == ["projects/relay"]
+    assert chunk_markdown("x\n", path="notes/todo.markdown")[0].context == "notes/todo"
+
+
+def test_the_files_date_prefixes_a_title_that_lacks_it() -> None:
+    text = "# Daily log\n\n## Relay\nDeployed.\n"
+    (chunk,) = chunk_markdown(text, path="memory/2026-08-04-relay.md")
+    assert chunk.context == "2026-08-04 Daily log"
+    assert chunk.date == "2026-08-04"
+
+
+def test_long_section_is_split_with_overlap_and_context_on_every_piece() -> None:
+    paragraphs = ["\n".join(f"p{p} line {i} " + "word " * 12 for i in range(4)) for p in range(6)]
+    text = "# Relay\n\n## Broker\n" + "\n\n".join(paragraphs) + "\n\n## Ops\nPager rota.\n"
+    chunks = chunk_markdown(text, path="memory/projects/relay.md", tokens=100, overlap=20)
+    broker = [c for c in chunks if c.context.startswith("Relay › Broker") or "## Broker" in c.text]
+    assert len(broker) > 2
+    assert broker[0].text.startswith("## Broker\n") and broker[0].context == "Relay"
+    assert {c.context for c in broker[1:]} == {"Relay › Broker"}  # its heading, not in its text
+    for prev, nxt in itertools.pairwise(broker):
+        assert nxt.start_line <= prev.end_line  # overlap
+        assert prev.text.split("\n")[-1] in nxt.text.split("\n")
+    for c in broker:
+        assert weighted_length(c.text) <= 400
+        assert not c.text.startswith("\n") and not c.text.endswith("\n")
+    assert chunks[-1].text == "## Ops\nPager rota."  # the next section stands alone
+    _assert_exact(text, chunks)
+    every = {n for c in chunks for n in range(c.start_line, c.end_line + 1)}
+    assert every >= {n for n, line in enumerate(split_lines(text), 1) if line.strip()} - {1}
+
+
+def test_a_split_prefers_blank_lines_then_top_level_list_items() -> None:
+    # One paragraph, a long list whose items go on over an indented second line.
+    items = [f"- item {i} " + "word " * 6 + "\n  more on it " + "word " * 6 for i in range(12)]
+    text = "## Todo\n" + "\n".join(items) + "\n"
+    chunks = chunk_markdown(text, path="memory/todo.md", tokens=100, overlap=0)
+    assert len(chunks) > 1
+    for c in chunks[1:]:
+        assert c.text.startswith("- item ")
+    gap = "## Notes\n" + "\n\n".join("\n".join(["short words here"] * 4) for _ in range(8))
+    pieces = chunk_markdown(gap, path="memory/n.md", tokens=50, overlap=0)
+    lines = split_lines(gap)
+    for c in pieces[1:]:
+        assert lines[c.start_line - 2] == ""  # each piece starts right after a blank line
+
+
+def test_heading_inside_a_fenced_code_block_is_not_a_heading() -> None:
+    text = "# Setup\n\n## Shell\n```sh\n# not a heading\necho hi\n```\n~~~\n## nor this\n~~~\n"
+    chunks = chunk_markdown(text, path="memory/setup.md")
+    assert [(c.start_line, c.end_line, c.context) for c in chunks] == [(3, 10, "Setup")]
+
+
+def test_a_code_block_that_fits_is_never_cut() -> None:
+    prose = "\n".join("Some prose words here, quite long." for _ in range(6))
+    code = "```python\n" + "\n".join(f"x{i} = {i}  # comment" for i in range(14)) + "\n```"
+    text = f"## Notes\n{prose}\n{code}\nAfter the code.\n"
+    chunks = chunk_markdown(text, path="memory/n.md", tokens=100, overlap=20)
+    opening = text.split("\n").index("```python") + 1
+    closing = opening + 15
+    assert len(chunks) > 1
+    assert any(c.start_line <= opening and closing <= c.end_line for c in chunks)
+    for c in chunks:  # no piece starts or ends inside the block
+        assert not opening < c.start_line <= closing
+        assert not opening <= c.end_line < closing
+    _assert_exact(text, chunks)
+
+
+def test_a_code_block_too_big_for_a_chunk_is_cut_at_lines() -> None:
+    code = "```\n" + "\n".join(f"line_{i} = {i}  # padding padding padding" for i in range(40))
+    text = f"## Dump\n{code}\n```\n"
+    chunks = chunk_markdown(text, path="memory/dump.md", tokens=100, overlap=20)
+    assert len(chunks) > 3
+    assert chunks[0].text.startswith("## Dump\n```\nline_0")  # the heading stays with its start
+    assert all(weighted_length(c.text) <= 400 for c in chunks)
+    _assert_exact(text, chunks)
+
+
+def test_front_matter_gives_title_and_date_and_is_not_chunked() -> None:
+    text = '---\ntitle: "Relay project"\ndate: 2026-03-01\ntags: [ops]\n---\nIntro.\n\n## Broker\nNATS.\n'
+    chunks = chunk_markdown(text, path="memory/projects/relay.md")
+    assert [(c.start_line, c.end_line) for c in chunks] == [(6, 6), (8, 9)]
+    assert [c.context for c in chunks] == ["2026-03-01 Relay project"] * 2
+    assert [c.date for c in chunks] == ["2026-03-01"] * 2
+    assert all("title:" not in c.text for c in chunks)
+    # An H1 wins over the front matter's title; the file name's date over its date.
+    other = chunk_markdown(
+        "---\ntitle: T\ndate: 2026-03-01\n---\n# Real\nx\n", path="memory/2026-04-05.md"
+    )
+    assert [(c.context, c.date) for c in other] == [("2026-04-05 Real", "2026-04-05")]
+
+
+def test_a_note_that_opens_with_a_rule_keeps_its_text() -> None:
+    text = "---\nNot front matter: a rule, then prose.\n---\nMore.\n"
+    (chunk,) = chunk_markdown(text, path="memory/n.md")
+    assert (chunk.start_line, chunk.end_line, chunk.context) == (1, 4, "n")
+
+
+def test_text_before_the_first_heading_is_a_section() -> None:
+    chunks = chunk_markdown("Loose note.\n\n# Title\nBody.\n", path="memory/x.md")
+    assert [(c.start_line, c.end_line, c.context) for c in chunks] == [
+        (1, 1, "Title"),
+        (3, 4, "Title"),
+    ]
+
+
+def test_a_file_without_headings_is_packed_by_paragraphs() -> None:
+    paragraphs = [f"Paragraph {i}. " + "word " * 25 for i in range(8)]  # ~140 chars each
+    text = "\n\n".join(paragraphs) + "\n"
+    chunks = chunk_markdown(text, path="memory/notes.md", tokens=100, overlap=0)
+    lines = split_lines(text)
+    assert [c.text.count("Paragraph") for c in chunks] == [2, 2, 2, 2]  # two fit in 400 chars
+    for c in chunks:
+        assert c.text.startswith("Paragraph") and lines[c.end_line - 1].strip()
+        assert c.context == "notes" and c.date is None
+    assert chunk_markdown("one short note\n", path="memory/n.md")[0].text == "one short note"
+
+
+def test_date_from_markers_headings_and_file_name() -> None:
+    text = (
+        "# Decisions\n\n## Broker\nWe chose NATS.\n- 2026-10-28: revisited, kept it\n"
+        "- 2026-10-02: first choice\n\n## Storage\nUpdated: 2026-11-01\nDisks.\n\n"
+        "## Hosting\nAppended 2026-09-09 after the call.\n\n## 数据库\n更新于 2026-12-24\n\n"
+        "## 2026-07-01\nA dated heading.\n\n## Misc\nA date in prose, 2026-01-01, is no marker.\n"
+    )
+    by_heading = {
+        c.text.split("\n")[0]: c.date for c in chunk_markdown(text, path="memory/decisions.md")
+    }
+    assert by_heading == {
+        "## Broker": "2026-10-28",  # the newest marker
+        "## Storage": "2026-11-01",
+        "## Hosting": "2026-09-09",
+        "## 数据库": "2026-12-24",
+        "## 2026-07-01": "2026-07-01",  # a date in the heading path
+        "## Misc": None,
+    }
+    dated = chunk_markdown("## Misc\nNo marker.\n", path="memory/2026-10-28-some-slug.md")
+    assert dated[0].date == "2026-10-28"  # the file name's date
+    nested = chunk_markdown("## 2026-05-01\n### Broker\nNATS.\n", path="memory/log.md")
+    assert (nested[0].context, nested[0].date) == ("log › 2026-05-01", "2026-05-01")
+    assert chunk_markdown("- 2026-02-30: no such day\n", path="m.md")[0].date is None
+
+
+def test_hash_covers_the_heading_path() -> None:
+    one = chunk_markdown("# Alpha\n\n## Broker\nNATS.\n", path="memory/a.md")[0]
+    two = chunk_markdown("# Beta\n\n## Broker\nNATS.\n", path="memory/a.md")[0]
+    assert one.text == two.text == "## Broker\nNATS."
+    assert (one.context, two.context) == ("Alpha", "Beta")
+    assert one.hash != two.hash
+    assert one.hash == sha256_hex(embed_input(one.context, one.text))
+    assert embed_input("Alpha", "x") == "Alpha\nx" and embed_input("", "x") == "x"
+
+
+def test_structure_chunks_keep_crlf_files_exact() -> None:
+    chunks = chunk_markdown("# T\r\n\r\n## A\r\none\r\n## B\r\ntwo\r\n", path="m.md")
+    assert [(c.start_line, c.end_line, c.text) for c in chunks] == [
+        (3, 4, "## A\none"),
+        (5, 6, "## B\ntwo"),
+    ]
+
+
+def test_structure_chunks_of_random_markdown_are_exact_and_bounded() -> None:
+    pool = ["# T", "## S", "### E", "", "", "words in a line", "- item", "  - sub", "1. n",
+            "```", "~~~", "    # indented", "x" * 700, "中文内容" * 50, "Updated: 2026-10-28",
+            "---", "#tag", "####### seven"]  # fmt: skip
+    rng = random.Random(7)
+    for _ in range(400):
+        text = "\n".join(rng.choice(pool) for _ in range(rng.randint(0, 60)))
+        tokens = rng.choice([8, 30, 100, 400])
+        chunks = chunk_markdown(text, path="memory/x.md", tokens=tokens, overlap=tokens // 4)
+        lines = split_lines(text)
+        for c in chunks:
+            assert 1 <= c.start_line <= c.end_line <= len(lines)
+            assert c.text.strip() and weighted_length(c.text) <= max(32, tokens * 4)
+            inner = c.text.split("\n")
+            if len(inner) > 2:
+                assert inner[1:-1] == lines[c.start_line : c.end_line - 1]
+            whole = "\n".join(lines[c.start_line - 1 : c.end_line])
+            assert c.text in whole  # pieces of a long line are parts of it
+
+
+def test_session_chunks_get_the_transcript_name_and_first_date() -> None:
+    raw = _jsonl(
+        [
+            {"type": "session"},
+            _msg("no stamp yet"),
+            _msg("first stamped", timestamp="2026-01-02T23:30:00+00:00"),
+            _msg("later", timestamp="2026-01-05T10:00:00Z"),
+        ]
+    )
+    session = flatten_session(raw)
+    (chunk,) = chunk_session(session, name="abc", zone=UTC)
+    assert (chunk.start_line, chunk.end_line) == (2, 4)
+    assert chunk.context == "session abc"
+    assert chunk.date == "2026-01-02"
+    (tokyo,) = chunk_session(session, name="abc", zone=ZoneInfo("Asia/Tokyo"))
+    assert tokyo.date == "2026-01-03"  # 08:30 the next morning there
+    assert tokyo.text == chunk.text == "\n".join(session.text.split("\n"))
+    (undated,) = chunk_session(flatten_session(_jsonl([_msg("x")])), name="n")
+    assert (undated.context, undated.date) == ("session n", None)

@@ -25,7 +25,10 @@ from memdir.cli import cli
 
 WriteFile = Callable[..., Path]
 pytestmark = pytest.mark.usefixtures("no_embedder")
-RESULT_KEYS = {"path", "start_line", "end_line", "score", "snippet", "source", "citation"}
+RESULT_KEYS = {
+    *("path", "start_line", "end_line", "score", "snippet", "source", "citation"),  # spec §6.5
+    *("heading", "date"),
+}
 
 
 def run(args: Sequence[str], env: Mapping[str, str | None] | None = None) -> Result:
@@ -225,11 +228,24 @@ def test_index_reports_the_real_time_and_progress_lines_off_a_terminal(
 def test_search_prints_score_and_citation(workspace: Path) -> None:
     result = run(["search", "quokka", "-w", str(workspace)])
     assert result.exit_code == 0
-    first = result.stdout.splitlines()[0]
-    score, citation = first.split(" ")
+    first, heading, *snippet = result.stdout.splitlines()
+    score, citation, date = first.split(" ")
     assert 0.0 < float(score) <= 1.0
     assert citation == "memory/2026-01-12.md#L1-L3"
-    assert "quokka migration" in result.stdout
+    assert date == "2026-01-12"
+    assert heading == "  2026-01-12"  # the note's H1: its title
+    assert "    - Met Bob about the quokka migration." in snippet
+
+
+def test_search_prints_the_heading_path_of_a_later_piece(tmp_path: Path, write: WriteFile) -> None:
+    animals = ["yak", "emu", "gnu", "quokka"]
+    long = "\n\n".join(f"The {animal} plan " + "word " * 80 for animal in animals)
+    write(tmp_path, "memory/projects/relay.md", f"## Broker\n\n{long}\n")
+    result = run(["search", "quokka", "-w", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    first, heading, *_ = result.stdout.splitlines()
+    assert len(first.split(" ")) == 2  # no date in a note that has none
+    assert heading == "  projects/relay › Broker"
 
 
 def test_search_without_matches_says_so(workspace: Path) -> None:
@@ -258,6 +274,7 @@ def test_search_json_shape(workspace: Path) -> None:
     )  # three lines; the final newline starts no fourth
     assert hit["citation"] == "memory/2026-01-12.md#L1-L3"
     assert hit["source"] == "memory"
+    assert (hit["heading"], hit["date"]) == ("2026-01-12", "2026-01-12")
     assert "quokka" in hit["snippet"]
     assert isinstance(hit["score"], float)
     empty = run(["search", "nonexistent_xyz_keyword", "--json", "-w", str(workspace)])
@@ -692,7 +709,7 @@ def test_a_workspace_with_only_memory_md_or_only_memory_folder_works(
     if expected is None:
         assert result.stdout.strip() == "No matches."
     else:
-        assert result.stdout.splitlines()[0].endswith(" " + expected)
+        assert expected in result.stdout.splitlines()[0].split(" ")
     assert run(["status", "-w", str(ws)]).exit_code == 0
 
 

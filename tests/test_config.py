@@ -94,6 +94,7 @@ def test_invalid_toml_names_the_file(tmp_path: Path) -> None:
         ("search.mode", "fuzzy", "'fuzzy'", "must be one of"),
         ("search.mmr.enabled", "maybe", "'maybe'", "true or false"),
         ("chunking.tokens", "4", "= 4", "must be >= 8"),
+        ("chunking.strategy", "headings", "'headings'", "must be one of structure, window"),
         ("sources", "memory,chat", "'chat'", "unknown source"),
         ("citations", "sometimes", "'sometimes'", "must be one of"),
         ("embedding.runtime", "torch", "'torch'", "must be one of"),

@@ -37,7 +37,7 @@ from memdir.errors import (
     UsageError,
     WorkspaceError,
 )
-from memdir.index import Index, Progress, SyncReport, sync_index
+from memdir.index import Chunking, Index, Progress, SyncReport, sync_index
 from memdir.index.store import is_corruption
 from memdir.redact import Redactor, build_patterns
 from memdir.search import SearchResponse, SearchSettings, run_search
@@ -375,7 +375,7 @@ class Memory:
         paused = self._paused()
         if paused is not None:
             return None, paused
-        from memdir.search.vector import VectorMatrix, VectorSearch, cosine_range, script_shifts
+        from memdir.search.vector import VectorMatrix, VectorSearch, cosine_range
 
         if self._matrix is None:
             self._matrix = VectorMatrix()
@@ -389,7 +389,6 @@ class Memory:
                 self._matrix,
                 prepare=lambda q: self._prepare([q])[0],
                 cosines=cosine_range(embedder, self.config["embedding.cosine_range"]),
-                shifts=script_shifts(embedder, self.config["embedding.cosine_range"]),
             ),
             None,
         )
@@ -403,8 +402,12 @@ class Memory:
                 report = sync_index(
                     self.workspace,
                     self.index,
-                    tokens=self.config["chunking.tokens"],
-                    overlap=self.config["chunking.overlap"],
+                    chunking=Chunking(
+                        tokens=self.config["chunking.tokens"],
+                        overlap=self.config["chunking.overlap"],
+                        strategy=self.config["chunking.strategy"],
+                        timezone=self.config["timezone"],
+                    ),
                     force=force,
                     progress=progress,
                     paths=paths,

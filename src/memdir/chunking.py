@@ -1,6 +1,10 @@
-"""Split memory text into overlapping chunks with exact 1-based line ranges.
+"""Split memory text into chunks with exact 1-based line ranges.
 
-The algorithm follows OpenClaw's ``chunkMarkdown`` (spec §2): lines are packed into a chunk
+Two strategies (``chunking.strategy``): ``structure`` (the default, :func:`chunk_markdown`)
+cuts Markdown at its headings and gives each chunk its heading path and date; ``window``
+(:func:`chunk_text`) packs lines into overlapping windows, as OpenClaw does.
+
+The window algorithm follows OpenClaw's ``chunkMarkdown`` (spec §2): lines are packed into a chunk
 until it would exceed ``tokens × 4`` weighted characters (a CJK character weighs 4, so a chunk of
 Chinese holds about as many tokens as one of English); the next chunk starts with the last whole
 lines worth at least ``overlap × 4`` characters of the previous one. A line longer than a chunk is
@@ -12,6 +16,7 @@ pieces of one long line are re-joined without inventing newlines that the file d
 
 Session transcripts (JSONL) are flattened to one ``User: …`` / ``Assistant: …`` line per message
 with a map back to JSONL line numbers, so citations point into the transcript itself.
+:func:`chunk_session` windows them and names each chunk after its transcript and first date.
 """
 
 from __future__ import annotations
@@ -20,12 +25,37 @@ import hashlib
 import json
 import math
 import re
-from dataclasses import dataclass
-from datetime import datetime
+from bisect import bisect_right
+from dataclasses import dataclass, replace
+from datetime import datetime, tzinfo
 
+from memdir.markdown import (
+    Heading,
+    MarkdownDoc,
+    file_date,
+    first_date,
+    is_list_item,
+    marker_date,
+    read_markdown,
+)
 from memdir.text import replace_surrogates, weighted_length
 
-__all__ = ["Chunk", "SessionText", "chunk_text", "flatten_session", "sha256_hex", "split_lines"]
+__all__ = [
+    "STRATEGIES",
+    "Chunk",
+    "SessionText",
+    "chunk_markdown",
+    "chunk_session",
+    "chunk_text",
+    "embed_input",
+    "flatten_session",
+    "make_chunk",
+    "sha256_hex",
+    "split_lines",
+]
+
+STRATEGIES = ("structure", "window")
+"""The values of ``chunking.strategy``."""
 
 
 def sha256_hex(text: str) -> str:
@@ -34,12 +64,31 @@ def sha256_hex(text: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Chunk:
-    """A piece of a file: ``text`` spans lines ``start_line``..``end_line`` (1-based, inclusive)."""
+    """A piece of a file: ``text`` spans lines ``start_line``..``end_line`` (1-based, inclusive).
+
+    ``context`` is the chunk's heading path (``2026-08-04 › 14:05 - relay``), empty for window
+    chunks; ``date`` (``YYYY-MM-DD``) is the day the chunk speaks of, when one is known.
+    ``hash`` covers the context and the text (:func:`embed_input`): it keys the embedding cache.
+    """
 
     start_line: int
     end_line: int
     text: str
     hash: str
+    context: str = ""
+    date: str | None = None
+
+
+def embed_input(context: str, text: str) -> str:
+    """What a chunk's vector is made from, and its hash covers: ``context`` + newline + ``text``
+    (only ``text`` when there is no context, so window chunks hash as they always did)."""
+    return f"{context}\n{text}" if context else text
+
+
+def make_chunk(
+    start_line: int, end_line: int, text: str, *, context: str = "", date: str | None = None
+) -> Chunk:
+    return Chunk(start_line, end_line, text, sha256_hex(embed_input(context, text)), context, date)
 
 
 def split_lines(text: str) -> list[str]:
@@ -145,7 +194,7 @@ class SessionText:
         def at(n: int) -> int:
             return self.line_map[n - 1] if 0 < n <= len(self.line_map) else n
 
-        return Chunk(at(chunk.start_line), at(chunk.end_line), chunk.text, chunk.hash)
+        return replace(chunk, start_line=at(chunk.start_line), end_line=at(chunk.end_line))
 
 
 _WS = re.compile(r"\s+")
@@ -235,3 +284,251 @@ def flatten_session(raw: str) -> SessionText:
         line_map.append(number)
         stamps.append(_timestamp_ms(message.get("timestamp", record.get("timestamp"))))
     return SessionText("\n".join(lines), tuple(line_map), tuple(stamps), tuple(bad))
+
+
+def chunk_session(
+    session: SessionText,
+    *,
+    name: str,
+    tokens: int = 400,
+    overlap: int = 80,
+    zone: tzinfo | None = None,
+) -> list[Chunk]:
+    """Window a flattened transcript; every chunk gets the context ``session <name>`` and the
+    date (in ``zone``, else the system's) of its first message that has a timestamp."""
+    chunks = []
+    for c in chunk_text(session.text, tokens=tokens, overlap=overlap):
+        stamps = [ms for ms in session.timestamps_ms[c.start_line - 1 : c.end_line] if ms]
+        context = f"session {name}"
+        day = _day_of_ms(stamps[0], zone) if stamps else None
+        chunks.append(
+            session.remap(make_chunk(c.start_line, c.end_line, c.text, context=context, date=day))
+        )
+    return chunks
+
+
+def _day_of_ms(ms: int, zone: tzinfo | None) -> str | None:
+    try:
+        moment = (
+            datetime.fromtimestamp(ms / 1000, zone) if zone else datetime.fromtimestamp(ms / 1000)
+        )
+    except (OverflowError, OSError, ValueError):
+        return None
+    return moment.date().isoformat()
+
+
+# -- structure-aware chunking of Markdown ----------------------------------------------------
+
+_SEP = " › "
+
+# How good a place the start of a line is to begin a chunk: lower is better.
+_BLANK, _ITEM, _LINE, _IN_FENCE, _IN_LINE = range(5)
+_MIN_FILL = 4  # a preferred cut point is used only if the chunk before it holds ≥ 1/4 of a chunk
+
+
+@dataclass(frozen=True, slots=True)
+class _Section:
+    start: int  # 0-based, inclusive: the heading line, or the first line of text before any
+    end: int  # exclusive
+    path: tuple[Heading, ...]  # the headings it lies under, its own (if any) last
+    own: Heading | None
+
+
+def _sections(doc: MarkdownDoc) -> list[_Section]:
+    """Text before the first heading, then one section per heading that has a body (or no
+    subsection either: a one-line entry); a heading followed only by subsections has none."""
+    lines = doc.lines
+    out: list[_Section] = []
+    starts = [h.line for h in doc.headings]
+    first = starts[0] if starts else len(lines)
+    if any(line.strip() for line in lines[doc.body_start : first]):
+        out.append(_Section(doc.body_start, first, (), None))
+    stack: list[Heading] = []
+    for n, h in enumerate(doc.headings):
+        while stack and stack[-1].level >= h.level:
+            stack.pop()
+        stack.append(h)
+        end = starts[n + 1] if n + 1 < len(starts) else len(lines)
+        has_body = any(line.strip() for line in lines[h.line + 1 : end])
+        has_child = n + 1 < len(starts) and doc.headings[n + 1].level > h.level
+        if has_body or not has_child:
+            out.append(_Section(h.line, end, tuple(stack), h))
+    return out
+
+
+def _cut_rank(doc: MarkdownDoc, i: int) -> int:
+    """How good a cut point the start of line ``i`` is (see ``_BLANK`` … ``_LINE``)."""
+    lines = doc.lines
+    if doc.in_fence[i]:
+        return _IN_FENCE
+    if not lines[i].strip() or (i > 0 and not lines[i - 1].strip()):
+        return _BLANK
+    if doc.fence_edge[i] or (i > 0 and doc.fence_edge[i - 1]):
+        return _BLANK  # just before a code block opens or just after it closes
+    return _ITEM if is_list_item(lines[i]) else _LINE
+
+
+def _line_ranks(doc: MarkdownDoc, start: int, end: int, max_chars: int) -> list[int]:
+    """The cut rank of each line ``start``..``end``; a code block too big for one chunk has to
+    be cut inside anyway, so its lines rank as plain lines."""
+    ranks = [_cut_rank(doc, i) for i in range(start, end)]
+    i = start
+    while i < end:
+        j = i + 1
+        if doc.fence_edge[i] and not doc.in_fence[i]:  # a block opens: find where it closes
+            while j < end and doc.in_fence[j]:
+                j += 1
+            if sum(weighted_length(line) + 1 for line in doc.lines[i:j]) > max_chars:
+                for k in range(i + 1, j):
+                    ranks[k - start] = _LINE
+        i = j
+    return ranks
+
+
+def _split(
+    doc: MarkdownDoc, start: int, end: int, max_chars: int, overlap_chars: int, tokens: int
+) -> list[list[tuple[str, int]]]:
+    """Cut lines ``start``..``end`` (0-based, end exclusive) into pieces of at most ``max_chars``
+    weighted characters, each a list of ``(segment, 1-based line number)``.
+
+    Each cut goes at the best place within reach: a blank line, else the start of a top-level
+    list item (either only if the piece before it holds a quarter of a chunk), else any line
+    outside a fenced code block, else (the block alone is too big) any line, else inside a
+    long line. A piece after a cut starts with the last lines worth ``overlap_chars`` of the
+    one before, as in :func:`chunk_text`, but not inside a code block the cut left whole.
+    Blank lines at either edge of a piece are left out.
+    """
+    lines = doc.lines
+    line_ranks = _line_ranks(doc, start, end, max_chars)
+    segments: list[tuple[str, int]] = []
+    ranks: list[int] = []
+    prefix = [0]
+    for i in range(start, end):
+        for k, segment in enumerate(_segments(lines[i], max_chars, tokens)):
+            segments.append((segment, i + 1))
+            ranks.append(_IN_LINE if k else line_ranks[i - start])
+            prefix.append(prefix[-1] + weighted_length(segment) + 1)
+    count = len(segments)
+    pieces: list[list[tuple[str, int]]] = []
+    last: tuple[int, int] = (-1, -1)  # the segment range of the last piece kept
+    first, fresh = 0, 0  # the piece's first segment, and its first one not carried over
+    while count:
+        cut = _best_cut(ranks, prefix, first, fresh, max_chars)
+        if cut < count and ranks[cut] >= _IN_FENCE and first < fresh:
+            first = fresh  # the carried-over lines push the cut into a block: drop them
+            cut = _best_cut(ranks, prefix, first, fresh, max_chars)
+        a, b = first, cut - 1
+        while a <= b and not lines[segments[a][1] - 1].strip():
+            a += 1
+        while b >= a and not lines[segments[b][1] - 1].strip():
+            b -= 1
+        if a <= b and not (last[0] <= a and b <= last[1]):
+            pieces.append(segments[a : b + 1])
+            last = (a, b)
+        if cut >= count:
+            break
+        first = _overlap_start(ranks, prefix, first, cut, overlap_chars)
+        while first < cut and prefix[cut + 1] - prefix[first] > max_chars:
+            first += 1  # the next segment does not fit after the overlap: carry less
+        fresh = cut
+    return pieces
+
+
+def _best_cut(ranks: list[int], prefix: list[int], first: int, fresh: int, max_chars: int) -> int:
+    """The index of the segment the next piece starts at (``len(ranks)``: none, all fits)."""
+    count = len(ranks)
+    reach = max(bisect_right(prefix, prefix[first] + max_chars) - 1, fresh + 1)
+    if reach >= count:
+        return count
+    choices = range(fresh + 1, reach + 1)
+    floor = prefix[first] + max_chars // _MIN_FILL
+    for rank in (_BLANK, _ITEM):
+        good = [c for c in choices if ranks[c] <= rank and prefix[c] >= floor]
+        if good:
+            return good[-1]
+    for rank in (_LINE, _IN_FENCE):
+        good = [c for c in choices if ranks[c] <= rank]
+        if good:
+            return good[-1]
+    return reach
+
+
+def _overlap_start(
+    ranks: list[int], prefix: list[int], first: int, cut: int, overlap_chars: int
+) -> int:
+    start = cut
+    while start - 1 > first and prefix[cut] - prefix[start] < overlap_chars:
+        start -= 1
+    if ranks[cut] < _IN_FENCE:
+        # The cut left a code block (or a line) whole: do not begin the next piece inside it.
+        while start < cut and ranks[start] >= _IN_FENCE:
+            start += 1
+    return start
+
+
+def _context(section: _Section, title: str, day: str | None, starts: bool) -> str:
+    """The heading path: the title (the H1 the section lies under, else the document's), then
+    the headings in between, then the section's own heading unless the chunk starts with it."""
+    path = list(section.path)
+    root = title
+    if path and path[0].level == 1:
+        root = path.pop(0).title or title
+    if day and day not in root:
+        root = f"{day} {root}"
+    parts = [root, *(h.title for h in path if h is not section.own and h.title)]
+    if section.own is not None and not starts and section.own.level > 1 and section.own.title:
+        parts.append(section.own.title)
+    return _SEP.join(parts)
+
+
+def _path_title(path: str) -> str:
+    """``memory/projects/relay.md`` → ``projects/relay``."""
+    name = path.removeprefix("memory/")
+    stem, dot, ext = name.rpartition(".")
+    return stem if dot and stem and ext.lower() in ("md", "markdown") else name
+
+
+def chunk_markdown(text: str, *, path: str, tokens: int = 400, overlap: int = 80) -> list[Chunk]:
+    """Chunk a Markdown file by its structure (strategy ``structure``).
+
+    Each heading section (the heading line and its body, up to the next heading of any level;
+    ATX headings outside fenced code blocks) is one chunk when it fits in ``tokens``; text
+    before the first heading (after any front matter, which is never chunked) is a section
+    too. A heading followed only by its subsections is not a chunk of its own. A longer
+    section is cut by :func:`_split`; a file with no headings is one section, so it is packed
+    paragraph by paragraph. Line numbers are exact and ``text`` is the file's lines, without
+    blank lines at either edge.
+
+    ``context`` is the heading path, joined with " › ": the title (the H1, else front
+    matter ``title:``, else the path, as ``projects/relay``; prefixed with the file's date when
+    it lacks it), the headings in between, and the chunk's own heading when the chunk does
+    not start with it (a later piece of a split section). ``date`` is the newest dated marker
+    in the chunk, else the deepest date in its heading path, else the file name's, else front
+    matter ``date:``.
+    """
+    max_chars = max(32, tokens * 4)
+    overlap_chars = max(0, overlap * 4)
+    doc = read_markdown(split_lines(text))
+    title = (
+        next((h.title for h in doc.headings if h.level == 1 and h.title), None)
+        or doc.meta.get("title")
+        or _path_title(path)
+    )
+    meta_day = first_date(doc.meta.get("date", ""))
+    day = file_date(path) or meta_day
+    chunks: list[Chunk] = []
+    for section in _sections(doc):
+        heading_day = next((d for h in reversed(section.path) if (d := first_date(h.title))), None)
+        for piece in _split(doc, section.start, section.end, max_chars, overlap_chars, tokens):
+            body = _join(piece)
+            starts = section.own is not None and piece[0][1] == section.own.line + 1
+            chunks.append(
+                make_chunk(
+                    piece[0][1],
+                    piece[-1][1],
+                    body,
+                    context=_context(section, title, day, starts),
+                    date=marker_date(body) or heading_day or day,
+                )
+            )
+    return chunks

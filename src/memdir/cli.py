@@ -642,7 +642,7 @@ def search(
     mode: str | None,
     as_json: bool,
 ) -> None:
-    """Search memory; prints score, citation and snippet for each hit.
+    """Search memory; prints score, citation, date, heading path and snippet for each hit.
 
     \b
     Examples:
@@ -666,7 +666,10 @@ def _print_results(response: SearchResponse) -> None:
         return
     for hit in response:
         score = click.style(f"{hit.score:.3f}", bold=True)
-        click.echo(f"{score} {click.style(_shown(hit.citation), fg='cyan')}")
+        dated = f" {click.style(hit.date, fg='green')}" if hit.date else ""
+        click.echo(f"{score} {click.style(_shown(hit.citation), fg='cyan')}{dated}")
+        if hit.heading:
+            click.echo(f"  {click.style(_shown(hit.heading), dim=True)}")
         for line in hit.snippet.strip().splitlines():
             click.echo(f"    {_shown(line)}")
         click.echo()

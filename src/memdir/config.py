@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from memdir.chunking import STRATEGIES
 from memdir.errors import ConfigError
 from memdir.redact import DEFAULT_PATTERNS, RedactionPattern
 
@@ -258,6 +259,14 @@ SETTINGS: tuple[Setting, ...] = (
         "chunking.tokens (so text is stored at most about twice).",
         _at_least(0),
     ),
+    Setting(
+        "chunking.strategy",
+        "structure",
+        str,
+        "structure (a chunk per Markdown heading section, long ones split, each with its heading "
+        "path and date) or window (fixed windows of lines, as OpenClaw; no heading path).",
+        _one_of(*STRATEGIES),
+    ),
     Setting("search.max_results", 6, int, "Results returned by default.", _between(1, MAX_RESULTS)),
     Setting(
         "search.min_score",
@@ -395,7 +404,7 @@ SETTINGS: tuple[Setting, ...] = (
         "embedding.cosine_range",
         [],
         list,
-        "[floor, ceiling] of raw cosine mapped to vector scores 0 and 1, for every language pair; empty: the measured range for packaged models (moved per English/CJK pair for e5-small), raw cosine for others.",
+        "[floor, ceiling] of raw cosine mapped to vector scores 0 and 1, one range for every language pair; empty: the measured range for packaged models, raw cosine for others.",
         _cosine_range,
     ),
     Setting(
@@ -430,7 +439,8 @@ SETTINGS: tuple[Setting, ...] = (
         "timezone",
         "",
         str,
-        "IANA time zone that dates daily notes (e.g. Europe/Paris); empty means the system's.",
+        "IANA time zone that dates daily notes and transcript chunks (e.g. Europe/Paris); "
+        "empty means the system's.",
         _timezone,
     ),
     Setting(

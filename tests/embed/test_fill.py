@@ -90,3 +90,47 @@ def test_one_fill_at_a_time_and_a_second_one_does_not_wait_if_told(
     finally:
         other.release()
         index.close()
+
+
+class _Recorder:
+    """A 2-dim embedder that records what it is asked to embed."""
+
+    provider = "test"
+    model = "recorder-v1"
+    max_input_bytes = 1000
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def identity(self) -> dict[str, str]:
+        return {"provider": self.provider, "model": self.model}
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray:
+        self.texts.extend(texts)
+        return np.array([[float(len(t)), 1.0] for t in texts], dtype=np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return np.array([float(len(text)), 1.0], dtype=np.float32)
+
+
+def test_a_chunk_is_embedded_with_its_heading_path_and_cached_by_both(
+    tmp_path: Path, write: WriteFile
+) -> None:
+    note = write(tmp_path, "memory/relay.md", "# Relay\n\n## Broker\nNATS.\n")
+    overrides = {"embedding.provider": "none"}
+    with Memory(tmp_path, overrides=overrides) as mem:
+        mem.sync()
+        recorder = _Recorder()
+        assert fill_vectors(mem.index, recorder).embedded == 1  # type: ignore[arg-type]
+        assert recorder.texts == ["Relay\n## Broker\nNATS."]
+        # Same text under another title: a new heading path, so embedded again.
+        note.write_text("# Gateway\n\n## Broker\nNATS.\n", encoding="utf-8")
+        mem.sync()
+        report = fill_vectors(mem.index, recorder)  # type: ignore[arg-type]
+        assert (report.embedded, report.from_cache) == (1, 0)
+        assert recorder.texts[1:] == ["Gateway\n## Broker\nNATS."]
+        # Back to the first title: that context + text is in the cache.
+        note.write_text("# Relay\n\n## Broker\nNATS.\n", encoding="utf-8")
+        mem.sync()
+        report = fill_vectors(mem.index, recorder)  # type: ignore[arg-type]
+        assert (report.embedded, report.from_cache) == (0, 1)

@@ -80,7 +80,14 @@ def test_sync_embeds_every_chunk_and_hybrid_search_uses_vectors(
         response = mem.search("invoice renderer memory leak", min_score=0.0)
         assert response.mode == "hybrid" and response.warnings == ()
         assert response[0].path == "memory/2026-11-27.md"
-        assert response[0].vector_score is not None and response[0].vector_score > 0.5
+        # The chunk was embedded with its heading path (the file's date: it has no heading).
+        embedded = bag_of_words("2026-11-27\nStandup: invoice renderer leaks memory under load.")
+        query = bag_of_words("invoice renderer memory leak")
+        cosine = sum(a * b for a, b in zip(query, embedded, strict=True))
+        assert response[0].vector_score == pytest.approx(cosine, abs=1e-5)
+        assert "2026-11-27\nStandup: invoice renderer leaks memory under load." in sent_texts(
+            server
+        )
 
 
 def test_failing_provider_degrades_to_keyword_and_fills_in_later(

@@ -18,7 +18,9 @@ from typing import Any
 import pytest
 
 from memdir import Memory
-from memdir.index import WriterLock
+from memdir.chunking import chunk_text, sha256_hex
+from memdir.errors import ConfigError
+from memdir.index import Chunking, WriterLock
 
 pytestmark = pytest.mark.usefixtures("no_embedder")
 
@@ -214,6 +216,156 @@ def test_chunking_change_triggers_a_full_rebuild_with_a_reason(workspace: Path) 
         report = m.sync()
         assert report.full_rebuild is True
         assert report.rebuild_reason == "chunk_overlap changed from 80 to 0"
+
+
+def test_chunking_strategy_change_rebuilds_the_index(workspace: Path) -> None:
+    with Memory(workspace) as m:
+        m.sync()
+        assert m.status()["shape"]["chunk_strategy"] == "structure"
+    with Memory(workspace, overrides={"chunking.strategy": "window"}) as m:
+        report = m.sync()
+        assert report.full_rebuild is True
+        assert report.rebuild_reason == "chunk_strategy changed from 'structure' to 'window'"
+        assert m.index.read("SELECT DISTINCT context FROM chunks") == [("",)]
+        assert m.sync().full_rebuild is False
+    with Memory(workspace) as m:
+        assert m.sync().rebuild_reason == "chunk_strategy changed from 'window' to 'structure'"
+        assert ("2026-01-12",) in m.index.read("SELECT DISTINCT context FROM chunks")
+
+
+def test_an_unknown_strategy_is_refused_by_the_library_too() -> None:
+    with pytest.raises(ConfigError, match="must be one of structure, window"):
+        Chunking(strategy="headings")
+
+
+def test_timezone_change_rebuilds_a_structure_index_only(workspace: Path) -> None:
+    with Memory(workspace, overrides={"timezone": "Europe/Paris"}) as m:
+        m.sync()
+    with Memory(workspace, overrides={"timezone": "Asia/Tokyo"}) as m:
+        assert m.sync().rebuild_reason == "timezone changed from 'Europe/Paris' to 'Asia/Tokyo'"
+    window = {"chunking.strategy": "window"}
+    with Memory(workspace, overrides={**window, "timezone": "Asia/Tokyo"}) as m:
+        m.sync()
+    with Memory(workspace, overrides={**window, "timezone": "Europe/Paris"}) as m:
+        assert m.sync().full_rebuild is False  # window chunks carry no date
+
+
+def test_window_strategy_keeps_the_old_chunks_exactly(tmp_path: Path, write: WriteFile) -> None:
+    log = "# 2026-08-04\n\n" + "\n\n".join(
+        f"### {h:02d}:00 - entry {h}\n" + "word " * 30 for h in range(8, 20)
+    )
+    texts = {"memory/2026-08-04.md": log + "\n", "MEMORY.md": "# Memory\n\nAlpha.\n"}
+    for rel, text in texts.items():
+        write(tmp_path, rel, text)
+    with Memory(tmp_path, overrides={"chunking.strategy": "window"}) as m:
+        m.sync()
+        for rel, text in texts.items():
+            rows = m.index.read(
+                "SELECT start_line, end_line, text, hash, context, date FROM chunks"
+                " WHERE path = ? ORDER BY id",
+                (rel,),
+            )
+            assert rows == [
+                (c.start_line, c.end_line, c.text, sha256_hex(c.text), "", None)
+                for c in chunk_text(text)
+            ]
+    with Memory(tmp_path) as m:  # structure: one chunk per entry instead
+        m.sync()
+        assert len(_chunk_ids(m, "memory/2026-08-04.md")) == 12
+
+
+def test_context_and_date_are_stored_and_the_context_is_searchable(
+    tmp_path: Path, write: WriteFile
+) -> None:
+    body = "\n\n".join(f"Paragraph {i} " + "filler " * 40 for i in range(15)) + "\n\nokapi"
+    path = write(tmp_path, "memory/2026-08-04.md", f"# Pangolin log\n\n## Broker\n{body}\n")
+    _other_notes(tmp_path, write)
+    with Memory(tmp_path) as m:
+        m.sync()
+        rows = m.index.read(
+            "SELECT context, date FROM chunks WHERE path = ? ORDER BY id", ("memory/2026-08-04.md",)
+        )
+        assert rows[0] == ("2026-08-04 Pangolin log", "2026-08-04")
+        assert set(rows[1:]) == {("2026-08-04 Pangolin log › Broker", "2026-08-04")}
+        # The title is in the text of the first chunk only, yet every chunk matches it.
+        assert _fts_hits(m, "pangolin") == len(rows) > 2
+        (hit,) = m.search("pangolin okapi", min_score=0.0, max_results=1)
+        assert (hit.heading, hit.date) == ("2026-08-04 Pangolin log › Broker", "2026-08-04")
+        assert hit.end_line == 34 and hit.start_line > 3  # a later piece, without the title
+        # The FTS rows are deleted with the body they were inserted with (context + text).
+        path.write_text("# Armadillo log\n\n## Broker\nOther text.\n", encoding="utf-8")
+        m.sync()
+        assert _fts_hits(m, "pangolin") == 0
+        assert _fts_hits(m, "armadillo") == 1
+        _consistent(m)
+
+
+def test_an_index_of_the_previous_schema_is_rebuilt(workspace: Path) -> None:
+    with Memory(workspace) as m:
+        m.sync()
+        shape = m.index.shape()
+        assert shape is not None and shape["schema"] == 2
+        with m.index.transaction() as conn:  # as schema 1 left it: no context, no date
+            conn.execute("ALTER TABLE chunks DROP COLUMN context")
+            conn.execute("ALTER TABLE chunks DROP COLUMN date")
+            m.index.write_shape({**shape, "schema": 1}, conn)
+    with Memory(workspace) as m:
+        report = m.sync()
+        assert report.rebuild_reason == "schema changed from 1 to 2"
+        assert [h.heading for h in m.search("quokka", min_score=0.0)] == ["2026-01-12"]
+        _consistent(m)
+
+
+def test_an_openclaw_workspace_indexes_with_headings_and_dates(
+    tmp_path: Path, write: WriteFile
+) -> None:
+    """MEMORY.md, daily logs of timed entries, a session-hook note and a transcript."""
+    write(tmp_path, "MEMORY.md", "# Long-term memory\n\n## People\n- Bob owns billing.\n")
+    write(
+        tmp_path,
+        "memory/2026-08-04.md",
+        "# 2026-08-04\n\n### 09:10 - standup\nRelay rollout planned.\n\n"
+        "### 14:05 - relay: broker decision\nWe chose NATS over Kafka for the relay.\n",
+    )
+    write(
+        tmp_path,
+        "memory/2026-08-05-vendor-pitch.md",
+        "# Session: 2026-08-05 10:00:00 UTC\n\n- **Session Key**: main\n\n"
+        "## Conversation Summary\nA vendor pitched a hosted Kafka.\n",
+    )
+    write(
+        tmp_path,
+        "sessions/5f1c.jsonl",
+        _jsonl(
+            [
+                {"type": "session", "id": "5f1c"},
+                {
+                    "type": "message",
+                    "timestamp": "2026-08-06T12:00:00Z",
+                    "message": {"role": "user", "content": "Is NATS deployed yet?"},
+                },
+            ]
+        ),
+    )
+    overrides = {**SESSIONS, "timezone": "UTC"}
+    with Memory(tmp_path, overrides=overrides) as m:
+        report = m.sync()
+        assert report.problems == [] and report.files_indexed == 4
+        hits = {h.citation: (h.heading, h.date) for h in m.search("NATS", min_score=0.0)}
+        assert hits == {
+            "memory/2026-08-04.md#L6-L7": ("2026-08-04", "2026-08-04"),
+            "sessions/5f1c.jsonl#L2": ("session 5f1c", "2026-08-06"),
+        }
+        (pitch,) = m.search("vendor pitched", min_score=0.0)
+        assert pitch.heading == "Session: 2026-08-05 10:00:00 UTC"
+        assert (pitch.start_line, pitch.date) == (5, "2026-08-05")
+        (bob,) = m.search("Bob billing", min_score=0.0)
+        assert (bob.citation, bob.heading, bob.date) == (
+            "MEMORY.md#L3-L4",
+            "Long-term memory",
+            None,
+        )
+        _consistent(m)
 
 
 def test_smaller_chunks_after_rebuild_have_correct_lines(tmp_path: Path, write: WriteFile) -> None:

@@ -55,6 +55,20 @@ def test_on_masks_search_snippets_and_get_text(
     assert (secret_ws / NOTE).read_text(encoding="utf-8") == TEXT
 
 
+def test_on_masks_the_heading_path_too(ws: Path, open_tools: Callable[..., MemoryTools]) -> None:
+    # A long section: its later pieces carry "## Ask …" in their heading path, not their text.
+    lines = "\n".join(f"pager line {i} " + "word " * 20 for i in range(30))
+    (ws / NOTE).write_text(f"# Ops\n\n## Ask ops-lead@example.com\n{lines}\nplatypus\n", "utf-8")
+    for overrides, heading in [
+        ({}, "Ops › Ask ops-lead@example.com"),
+        ({"redact.tool_results": True}, "Ops › Ask [REDACTED:email]"),
+    ]:
+        result = open_tools(overrides=overrides).call("memory_search", {"query": "platypus"})
+        (hit,) = result.payload["results"]
+        assert hit["heading"] == heading
+        assert "ops-lead" not in hit["snippet"]
+
+
 def test_patterns_can_be_disabled_and_added(
     secret_ws: Path, open_tools: Callable[..., MemoryTools]
 ) -> None:

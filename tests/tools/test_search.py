@@ -28,10 +28,20 @@ def test_results_carry_citations_and_a_source_line(call: Call) -> None:
         "snippet",
         "source",
         "citation",
+        "heading",
+        "date",
     }
     assert re.fullmatch(r"[\w/.-]+\.md#L\d+(-L\d+)?", hit["citation"])
     assert hit["citation"] == f"{hit['path']}#L{hit['start_line']}-L{hit['end_line']}"
     assert hit["snippet"].endswith(f"\n\nSource: {hit['citation']}")
+
+
+def test_results_carry_the_heading_path_and_date(call: Call) -> None:
+    payload, _ = call("memory_search", {"query": "quokka", "minScore": 0, "maxResults": 50})
+    shown = {hit["path"]: (hit["heading"], hit["date"]) for hit in payload["results"]}
+    assert shown["memory/2026-01-12.md"] == ("2026-01-12", "2026-01-12")
+    assert shown["memory/projects/billing.md"] == ("Billing", None)
+    assert shown["MEMORY.md"] == ("Memory", None)
 
 
 def test_citations_off_drops_the_citation_and_the_source_line(

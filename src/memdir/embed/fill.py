@@ -93,7 +93,9 @@ def fill_vectors(
     stop: threading.Event | None = None,
 ) -> FillReport:
     """Embed chunks that have no vector. ``prepare`` transforms texts before they are sent
-    (e.g. secret redaction for hosted providers); the cache is keyed by the original text.
+    (e.g. secret redaction for hosted providers). A chunk is embedded as its context (heading
+    path), a newline and its text; the cache is keyed by the chunk's hash of exactly that,
+    before ``prepare``.
     ``stop``, once set, ends the fill after the batch in progress.
 
     One fill runs at a time per index (``index.fill_lock``, waited on up to ``lock_timeout``

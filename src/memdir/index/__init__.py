@@ -2,10 +2,11 @@
 
 from memdir.index.lock import WriterLock
 from memdir.index.store import ChunkRow, FileRow, Index, KeywordRow, VectorState
-from memdir.index.sync import Progress, SyncReport, index_shape, sync_index
+from memdir.index.sync import Chunking, Progress, SyncReport, index_shape, sync_index
 
 __all__ = [
     "ChunkRow",
+    "Chunking",
     "FileRow",
     "Index",
     "KeywordRow",

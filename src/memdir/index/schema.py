@@ -12,9 +12,14 @@ from pathlib import Path
 
 from memdir.text import FTS_TOKENIZE, fts_document
 
-__all__ = ["SCHEMA_VERSION", "connect", "create_schema"]
+__all__ = ["FTS_BODY", "SCHEMA_VERSION", "connect", "create_schema"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2: chunks gained ``context`` (the heading path) and ``date``; the FTS body holds the context."""
+
+FTS_BODY = "memdir_fts(CASE WHEN context = '' THEN text ELSE context || char(10) || text END)"
+"""The FTS5 body of a ``chunks`` row, as SQL: the tokenised :func:`memdir.chunking.embed_input`.
+Inserts and deletes both derive it from the row with this expression, so they always agree."""
 
 _DDL = f"""
 CREATE TABLE IF NOT EXISTS meta (
@@ -38,12 +43,15 @@ CREATE TABLE IF NOT EXISTS chunks (
     start_line INTEGER NOT NULL,
     end_line   INTEGER NOT NULL,
     hash       TEXT NOT NULL,
-    text       TEXT NOT NULL
+    text       TEXT NOT NULL,
+    context    TEXT NOT NULL DEFAULT '',
+    date       TEXT
 );
 CREATE INDEX IF NOT EXISTS idx_chunks_path ON chunks(path);
 CREATE INDEX IF NOT EXISTS idx_chunks_hash ON chunks(hash);
 -- Contentless: the tokenised body (CJK runs expanded to unigrams + bigrams) is not stored twice.
--- Rows are deleted with the FTS5 'delete' command, re-deriving the body with memdir_fts(text).
+-- The body is the chunk's context and text (FTS_BODY); rows are deleted with the FTS5 'delete'
+-- command, re-deriving the body from the chunks row the same way.
 CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
     body, content='', tokenize='{FTS_TOKENIZE}'
 );

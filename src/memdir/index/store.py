@@ -20,12 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memdir.chunking import Chunk
+from memdir.chunking import Chunk, embed_input
 from memdir.config import STATE_DIRNAME
 from memdir.errors import StorageError
 from memdir.index.lock import WriterLock
-from memdir.index.schema import SCHEMA_VERSION, connect, create_schema
-from memdir.text import FTS_TOKENIZE, SCRIPT_SAMPLE
+from memdir.index.schema import FTS_BODY, SCHEMA_VERSION, connect, create_schema
+from memdir.text import FTS_TOKENIZE
 from memdir.workspace import Problem
 
 __all__ = ["ChunkRow", "FileRow", "Index", "KeywordRow", "VectorState"]
@@ -55,6 +55,13 @@ class ChunkRow:
     start_line: int
     end_line: int
     text: str
+    context: str = ""
+    """The chunk's heading path (see :attr:`memdir.chunking.Chunk.context`)."""
+    date: str | None = None
+    """``YYYY-MM-DD``: the day the chunk speaks of, when one is known."""
+
+
+_CHUNK_COLUMNS = "id, path, source, start_line, end_line, text, context, date"
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,17 +204,7 @@ class Index:
                 self._stats_for = key
                 self._df_cache = {}
                 self._total = int(self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
-            if not self._scratch_ready:
-                self.conn.execute(
-                    f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.memdir_q USING fts5(body, tokenize='{FTS_TOKENIZE}')"
-                )
-                self.conn.execute(
-                    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memdir_qv USING fts5vocab(temp, 'memdir_q', 'row')"
-                )
-                self.conn.execute(
-                    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memdir_dv USING fts5vocab(main, 'chunks_fts', 'row')"
-                )
-                self._scratch_ready = True
+            self._ensure_scratch()
             self.conn.execute("DELETE FROM temp.memdir_q")
             self.conn.execute(
                 "INSERT INTO temp.memdir_q(rowid, body) VALUES (1, memdir_fts(?))", (text,)
@@ -224,6 +221,67 @@ class Index:
                 for t in todo:
                     self._df_cache[t] = int(found.get(t, 0))
             return self._total, {t: self._df_cache[t] for t in terms}
+
+    def _ensure_scratch(self) -> None:
+        if not self._scratch_ready:
+            self.conn.execute(
+                f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.memdir_q USING fts5(body, tokenize='{FTS_TOKENIZE}')"
+            )
+            self.conn.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memdir_qv USING fts5vocab(temp, 'memdir_q', 'row')"
+            )
+            self.conn.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memdir_qi USING fts5vocab(temp, 'memdir_q', 'instance')"
+            )
+            self.conn.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memdir_dv USING fts5vocab(main, 'chunks_fts', 'row')"
+            )
+            self._scratch_ready = True
+
+    def term_dfs(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
+        """``(chunk count, {term: chunks that match it})`` for query terms as
+        :func:`memdir.text.fts_query_terms` makes them: one FTS token (stemmed by FTS5 itself,
+        then looked up in the vocabulary) or a phrase of several (counted with a MATCH).
+        Cached until the index changes."""
+        with self._mutex:
+            key = self._stats_key()
+            if key != self._stats_for:
+                self._stats_for = key
+                self._df_cache = {}
+                self._total = int(self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+            self._ensure_scratch()
+            todo = [t for t in dict.fromkeys(terms) if ("=", t) not in self._df_cache]
+            words = [t for t in todo if " " not in t]
+            if words:
+                self.conn.execute("DELETE FROM temp.memdir_q")
+                self.conn.executemany(
+                    "INSERT INTO temp.memdir_q(rowid, body) VALUES (?, ?)",
+                    [(i, w) for i, w in enumerate(words, start=1)],
+                )
+                tokens: dict[int, list[str]] = {}
+                for doc, term in self.conn.execute("SELECT doc, term FROM temp.memdir_qi"):
+                    tokens.setdefault(int(doc), []).append(term)
+                # A word FTS5 cuts in two ("foo_bar") is counted as the phrase it searches as.
+                stems = {doc: ts[0] for doc, ts in tokens.items() if len(ts) == 1}
+                todo += [w for i, w in enumerate(words, start=1) if len(tokens.get(i, ())) > 1]
+                wanted = sorted(set(stems.values()))
+                marks = ",".join("?" * len(wanted))
+                found = dict(
+                    self.conn.execute(
+                        f"SELECT term, doc FROM temp.memdir_dv WHERE term IN ({marks})", wanted
+                    ).fetchall()
+                )
+                for i, w in enumerate(words, start=1):
+                    if len(tokens.get(i, ())) <= 1:
+                        stem = stems.get(i)
+                        self._df_cache[("=", w)] = int(found.get(stem, 0)) if stem else 0
+            for phrase in (t for t in todo if ("=", t) not in self._df_cache):
+                (count,) = self.conn.execute(
+                    "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?",
+                    ('"' + phrase.replace('"', '""') + '"',),
+                ).fetchone()
+                self._df_cache[("=", phrase)] = int(count)
+            return self._total, {t: self._df_cache[("=", t)] for t in terms}
 
     @contextmanager
     def snapshot(self) -> Iterator[None]:
@@ -319,13 +377,23 @@ class Index:
         ids: list[int] = []
         for chunk in chunks:
             cur = conn.execute(
-                "INSERT INTO chunks(path, source, start_line, end_line, hash, text) VALUES (?, ?, ?, ?, ?, ?)",
-                (path, source, chunk.start_line, chunk.end_line, chunk.hash, chunk.text),
+                "INSERT INTO chunks(path, source, start_line, end_line, hash, text, context, date)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    path,
+                    source,
+                    chunk.start_line,
+                    chunk.end_line,
+                    chunk.hash,
+                    chunk.text,
+                    chunk.context,
+                    chunk.date,
+                ),
             )
             chunk_id = int(cur.lastrowid or 0)
             conn.execute(
-                "INSERT INTO chunks_fts(rowid, body) VALUES (?, memdir_fts(?))",
-                (chunk_id, chunk.text),
+                f"INSERT INTO chunks_fts(rowid, body) SELECT id, {FTS_BODY} FROM chunks WHERE id = ?",
+                (chunk_id,),
             )
             ids.append(chunk_id)
         conn.execute(
@@ -349,7 +417,7 @@ class Index:
     @staticmethod
     def _delete_chunks(conn: sqlite3.Connection, path: str) -> None:
         conn.execute(
-            "INSERT INTO chunks_fts(chunks_fts, rowid, body) SELECT 'delete', id, memdir_fts(text) FROM chunks WHERE path = ?",
+            f"INSERT INTO chunks_fts(chunks_fts, rowid, body) SELECT 'delete', id, {FTS_BODY} FROM chunks WHERE path = ?",
             (path,),
         )
         conn.execute("DELETE FROM chunks WHERE path = ?", (path,))
@@ -382,7 +450,7 @@ class Index:
             part = list(ids[start : start + 500])
             marks = ",".join("?" * len(part))
             for r in self.read(
-                f"SELECT id, path, source, start_line, end_line, text FROM chunks WHERE id IN ({marks})",
+                f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE id IN ({marks})",
                 part,
             ):
                 out[r[0]] = ChunkRow(*r)
@@ -396,14 +464,15 @@ class Index:
         if sources:
             marks = ",".join("?" * len(sources))
             sql = (
-                "SELECT c.id, c.path, c.source, c.start_line, c.end_line, c.text, bm25(chunks_fts) AS r"
+                "SELECT c.id, c.path, c.source, c.start_line, c.end_line, c.text, c.context, c.date,"
+                " bm25(chunks_fts) AS r"
                 " FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid"
                 f" WHERE chunks_fts MATCH ? AND c.source IN ({marks}) ORDER BY r LIMIT ?"
             )
             params: list[object] = [match, *sources, limit]
         else:
             sql = (
-                "SELECT c.id, c.path, c.source, c.start_line, c.end_line, c.text, f.r"
+                "SELECT c.id, c.path, c.source, c.start_line, c.end_line, c.text, c.context, c.date, f.r"
                 " FROM (SELECT rowid, bm25(chunks_fts) AS r FROM chunks_fts WHERE chunks_fts MATCH ?"
                 " ORDER BY r LIMIT ?) AS f JOIN chunks c ON c.id = f.rowid ORDER BY f.r"
             )
@@ -412,7 +481,7 @@ class Index:
             rows = self.read(sql, params)
         except sqlite3.OperationalError as exc:
             raise StorageError(f"keyword search failed for {match!r}: {exc}") from exc
-        return [KeywordRow(ChunkRow(*r[:6]), float(r[6])) for r in rows]
+        return [KeywordRow(ChunkRow(*r[:8]), float(r[8])) for r in rows]
 
     # -- vectors -------------------------------------------------------------------------
     def vector_state(self) -> VectorState:
@@ -447,11 +516,13 @@ class Index:
             self.set_meta("vectors.generation", uuid.uuid4().hex, conn)
 
     def chunks_missing_vectors(self, limit: int) -> list[tuple[int, str, str]]:
-        """``(chunk id, hash, text)`` of chunks with no vector yet, oldest first."""
+        """``(chunk id, hash, text to embed)`` of chunks with no vector yet, oldest first; the
+        text to embed is the chunk's context, a newline and its text
+        (:func:`~memdir.chunking.embed_input`), which is what the hash covers."""
         return [
-            (int(r[0]), r[1], r[2])
+            (int(r[0]), r[1], embed_input(r[3], r[2]))
             for r in self.read(
-                "SELECT c.id, c.hash, c.text FROM chunks c LEFT JOIN vectors v ON v.chunk_id = c.id"
+                "SELECT c.id, c.hash, c.text, c.context FROM chunks c LEFT JOIN vectors v ON v.chunk_id = c.id"
                 " WHERE v.chunk_id IS NULL ORDER BY c.id LIMIT ?",
                 (limit,),
             )
@@ -471,14 +542,11 @@ class Index:
         )
         return int(cur.rowcount)
 
-    def vectors_since(self, seq: int, limit: int = -1) -> list[tuple[int, int, bytes, str]]:
-        """``(seq, chunk id, blob, text head)`` written after ``seq``, oldest first, at most
-        ``limit``; the head (as much of the chunk as ``is_cjk`` reads) tells its script."""
+    def vectors_since(self, seq: int, limit: int = -1) -> list[tuple[int, int, bytes]]:
+        """``(seq, chunk id, blob)`` written after ``seq``, oldest first, at most ``limit``."""
         return self.read(
-            "SELECT v.seq, v.chunk_id, v.embedding, coalesce(substr(c.text, 1, ?), '')"
-            " FROM vectors v LEFT JOIN chunks c ON c.id = v.chunk_id"
-            " WHERE v.seq > ? ORDER BY v.seq LIMIT ?",
-            (SCRIPT_SAMPLE, seq, limit),
+            "SELECT seq, chunk_id, embedding FROM vectors WHERE seq > ? ORDER BY seq LIMIT ?",
+            (seq, limit),
         )
 
     def vector_deletions_since(self, seq: int) -> list[tuple[int, int]]:

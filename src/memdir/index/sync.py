@@ -16,13 +16,24 @@ import sqlite3
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import tzinfo
+from pathlib import PurePosixPath
+from zoneinfo import ZoneInfo
 
-from memdir.chunking import Chunk, chunk_text, flatten_session
+from memdir.chunking import (
+    STRATEGIES,
+    Chunk,
+    chunk_markdown,
+    chunk_session,
+    chunk_text,
+    flatten_session,
+)
+from memdir.errors import ConfigError
 from memdir.index.store import FileRow, Index
 from memdir.text import TOKENIZER_VERSION
 from memdir.workspace import Problem, SourceFile, Workspace
 
-__all__ = ["Progress", "SyncReport", "index_shape", "sync_index"]
+__all__ = ["Chunking", "Progress", "SyncReport", "index_shape", "sync_index"]
 
 log = logging.getLogger(__name__)
 
@@ -67,20 +78,75 @@ class SyncReport:
         }
 
 
-def index_shape(tokens: int, overlap: int) -> dict[str, object]:
-    """Everything that shapes the rows; a difference from the stored shape forces a rebuild."""
-    return {"tokenizer": TOKENIZER_VERSION, "chunk_tokens": tokens, "chunk_overlap": overlap}
+def index_shape(
+    tokens: int, overlap: int, strategy: str = "structure", timezone: str = ""
+) -> dict[str, object]:
+    """Everything that shapes the rows; a difference from the stored shape forces a rebuild.
+
+    The time zone dates transcript chunks, so it counts only for the ``structure`` strategy.
+    """
+    shape: dict[str, object] = {
+        "tokenizer": TOKENIZER_VERSION,
+        "chunk_tokens": tokens,
+        "chunk_overlap": overlap,
+        "chunk_strategy": strategy,
+    }
+    if strategy == "structure":
+        shape["timezone"] = timezone
+    return shape
 
 
-def _chunks_for(
-    file: SourceFile, text: str, tokens: int, overlap: int
-) -> tuple[list[Chunk], Problem | None]:
-    """The chunks of a file, and the lines of a transcript that were skipped, if any."""
-    if file.source != "sessions":
-        return chunk_text(text, tokens=tokens, overlap=overlap), None
-    session = flatten_session(text)
-    chunks = [session.remap(c) for c in chunk_text(session.text, tokens=tokens, overlap=overlap)]
-    return chunks, _bad_lines_problem(file.path, session.bad_lines)
+@dataclass(frozen=True, slots=True)
+class Chunking:
+    """How files are cut into chunks (the ``chunking.*`` settings, and ``timezone``, which dates
+    transcript chunks); every field is part of the index shape."""
+
+    tokens: int = 400
+    overlap: int = 80
+    strategy: str = "structure"
+    timezone: str = ""
+
+    def __post_init__(self) -> None:
+        if self.strategy not in STRATEGIES:
+            raise ConfigError(
+                f"chunking.strategy = {self.strategy!r}: must be one of {', '.join(STRATEGIES)}"
+            )
+
+    def shape(self) -> dict[str, object]:
+        return index_shape(self.tokens, self.overlap, self.strategy, self.timezone)
+
+    def chunks(self, file: SourceFile, text: str) -> tuple[list[Chunk], Problem | None]:
+        """The chunks of a file, and the lines of a transcript that were skipped, if any.
+
+        ``window`` chunks have no context or date, exactly as before structure-aware chunking.
+        """
+        tokens, overlap = self.tokens, self.overlap
+        if file.source != "sessions":
+            if self.strategy == "window":
+                return chunk_text(text, tokens=tokens, overlap=overlap), None
+            return chunk_markdown(text, path=file.path, tokens=tokens, overlap=overlap), None
+        session = flatten_session(text)
+        if self.strategy == "window":
+            windows = chunk_text(session.text, tokens=tokens, overlap=overlap)
+            chunks = [session.remap(c) for c in windows]
+        else:
+            chunks = chunk_session(
+                session,
+                name=_session_name(file.path),
+                tokens=tokens,
+                overlap=overlap,
+                zone=self._zone(),
+            )
+        return chunks, _bad_lines_problem(file.path, session.bad_lines)
+
+    def _zone(self) -> tzinfo | None:
+        return ZoneInfo(self.timezone) if self.timezone else None
+
+
+def _session_name(path: str) -> str:
+    """``sessions/abc.jsonl`` and its archives (``abc.jsonl.reset.<time>``) → ``abc``."""
+    name = PurePosixPath(path).name
+    return name.partition(".jsonl")[0] or name
 
 
 def _bad_lines_problem(path: str, lines: tuple[int, ...]) -> Problem | None:
@@ -104,14 +170,12 @@ class _Syncer:
         self,
         workspace: Workspace,
         index: Index,
-        tokens: int,
-        overlap: int,
+        chunking: Chunking,
         progress: Progress | None,
     ) -> None:
         self.ws = workspace
         self.index = index
-        self.tokens = tokens
-        self.overlap = overlap
+        self.chunking = chunking
         self.progress = progress or (lambda phase, done, total: None)
         self.report = SyncReport()
         # Files found unchanged, so not chunked again: the problems recorded when they were
@@ -176,7 +240,7 @@ class _Syncer:
         if row is not None and row.hash == digest:
             self.unchanged.add(file.path)
             return file, digest, None
-        chunks, problem = _chunks_for(file, read.text, self.tokens, self.overlap)
+        chunks, problem = self.chunking.chunks(file, read.text)
         if problem is not None:
             self.report.problems.append(problem)
             log.warning("%s", problem)
@@ -234,8 +298,7 @@ def sync_index(
     workspace: Workspace,
     index: Index,
     *,
-    tokens: int,
-    overlap: int,
+    chunking: Chunking,
     force: bool = False,
     progress: Progress | None = None,
     paths: list[str] | None = None,
@@ -246,9 +309,9 @@ def sync_index(
     done anyway when one of them is a folder or the index needs a rebuild.
     """
     started = time.perf_counter()
-    shape = index_shape(tokens, overlap)
+    shape = chunking.shape()
     reason = "forced" if force else index.shape_mismatch(shape)
-    syncer = _Syncer(workspace, index, tokens, overlap, progress)
+    syncer = _Syncer(workspace, index, chunking, progress)
     touched = syncer.run_paths(paths) if reason is None and paths is not None else None
     if touched is not None:
         with index.transaction() as conn:

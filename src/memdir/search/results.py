@@ -33,9 +33,14 @@ class SearchResult:
     citation: str
     vector_score: float | None = None
     text_score: float | None = None
+    heading: str = ""
+    """The chunk's heading path (``2026-08-04 › 14:05 - relay``); empty for window chunks."""
+    date: str | None = None
+    """``YYYY-MM-DD``: the day the chunk speaks of, when one is known."""
 
     def to_dict(self) -> dict[str, object]:
-        """The documented result shape (spec §6.5): exactly these seven keys, in every mode.
+        """The documented result shape: spec §6.5's seven keys (``path`` … ``citation``) plus
+        ``heading`` and ``date``, exactly these nine keys, in every mode.
 
         ``vector_score`` and ``text_score`` stay attributes; they are left out so the JSON
         shape does not change with the search mode.
@@ -48,6 +53,8 @@ class SearchResult:
             "snippet": self.snippet,
             "source": self.source,
             "citation": self.citation,
+            "heading": self.heading,
+            "date": self.date,
         }
 
 

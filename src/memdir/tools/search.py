@@ -22,7 +22,7 @@ DESCRIPTION = (
     "every other memory/**/*.md, and session transcripts when they are indexed) by meaning and "
     "keywords, in any language. Run it before answering anything about prior work, decisions, "
     "dates, people, preferences or todos. Returns the best-matching snippets with path, line "
-    "range and score; quote the 'Source: path#Lx-Ly' line when it helps the user verify. Use "
+    "range, score, heading path and date; quote the 'Source: path#Lx-Ly' line when it helps the user verify. Use "
     "memory_get to read more lines around a hit. If the result has disabled=true, memory search "
     "is unavailable: tell the user rather than guessing."
 )
@@ -74,8 +74,16 @@ _RESULT_SCHEMA: dict[str, Any] = {
         "snippet": {"type": "string"},
         "source": {"type": "string", "enum": ["memory", "sessions"]},
         "citation": {"type": "string"},
+        "heading": {
+            "type": "string",
+            "description": "Where the snippet sits in its file: title › section › subsection.",
+        },
+        "date": {
+            "type": ["string", "null"],
+            "description": "The day the snippet speaks of (YYYY-MM-DD), when known.",
+        },
     },
-    "required": ["path", "start_line", "end_line", "score", "snippet", "source"],
+    "required": ["path", "start_line", "end_line", "score", "snippet", "source", "heading", "date"],
 }
 
 OUTPUT_SCHEMA: dict[str, Any] = {
@@ -162,6 +170,7 @@ def search_memory(ctx: ToolContext, args: Arguments) -> dict[str, Any]:
 
 def _result(ctx: ToolContext, hit: SearchResult, citations: str) -> dict[str, Any]:
     item: dict[str, Any] = dict(hit.to_dict())
+    item["heading"] = ctx.redact(hit.heading)
     snippet = ctx.redact(hit.snippet)
     if citations == "on":
         item["snippet"] = f"{snippet.strip()}\n\nSource: {hit.citation}"
