@@ -16,7 +16,34 @@ def test_case_1_two_words() -> None:
 
 
 def test_case_2_underscore_kept_punctuation_splits() -> None:
-    assert fts_query("FOO_bar baz-1") == '"foo_bar" OR "baz" OR "1"'
+    # Upstream gives "foo_bar" OR "baz" OR "1": the parts of an identifier as loose words, so a
+    # note naming baz-2 and another with a 1 anywhere match baz-1. memdir keeps the punctuation
+    # split but searches the parts as one phrase.
+    assert fts_query("FOO_bar baz-1") == '"foo_bar" OR "baz 1"'
+    assert fts_query("plain on-call words") == '"plain" OR "on" OR "call" OR "words"'
+
+
+def test_identifiers_are_phrases() -> None:
+    assert fts_query("OPS-1234") == '"ops 1234"'
+    assert fts_query("relay v1.13.2") == '"relay" OR "v1 13 2"'
+    assert fts_query("max_tokens=8192 in deploy/relay/values.yaml") == (
+        '"max_tokens 8192" OR "in" OR "deploy relay values yaml"'
+    )
+    assert fts_query("ERR_X 0x80AB") == '"err_x" OR "0x80ab"'
+    assert fts_query("ＯＰＳ－１２３４") == '"ops 1234"'  # full-width folds first
+
+
+def test_cjk_question_words_are_not_terms() -> None:
+    # 那次, 的, 是, 什么 and the bigrams that straddle them (次的, 的根, 因是, 是什) are gone.
+    assert fts_query("TICKET-77 那次的根因是什么?") == '"ticket 77" OR "根" OR "根因" OR "因"'
+    # Hiragana is particles and inflection in a question that has kanji or katakana.
+    assert fts_query("佐藤さんはいつ東京に来ますか") == (
+        '"佐" OR "佐藤" OR "藤" OR "東" OR "東京" OR "京" OR "来"'
+    )
+    assert fts_query("ひらがな") == '"ひ" OR "ひら" OR "ら" OR "らが" OR "が" OR "がな" OR "な"'
+    # Characters that are often part of content words stay: 性能, 会议, 过期.
+    assert '"性能"' in fts_query("性能会议过期")
+    assert '"会议"' in fts_query("性能会议过期")
 
 
 def test_case_3_cjk_runs_become_unigrams_and_bigrams() -> None:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
-from memdir.index import Index, KeywordRow
-from memdir.text import fts_query, fts_query_terms
+from memdir.chunking import embed_input
+from memdir.index import ChunkRow, Index, KeywordRow
+from memdir.text import fts_query, fts_query_terms, match_text, term_pattern
 
-__all__ = ["bm25_rank_to_score", "keyword_search"]
+__all__ = ["ABSENT_WEIGHT", "PRESENCE_WEIGHT", "bm25_rank_to_score", "keyword_search"]
 
 
 def bm25_rank_to_score(rank: float) -> float:
@@ -24,6 +26,44 @@ def bm25_rank_to_score(rank: float) -> float:
     return 1 / (1 + rank)
 
 
+ABSENT_WEIGHT = 0.5
+"""How much a query term that no chunk holds counts against every match, as a share of its
+IDF. At full weight one unknown word (a name memory never saw, a word of the question that
+notes put otherwise) sank the note that holds everything else the question names under the
+score floor; at zero, a question about something memory never mentions scored as high as its
+few common words allow. Measured on the tuning half of ``bench/agentmem``."""
+
+PRESENCE_WEIGHT = 0.5
+"""The share of the keyword score that comes from which query terms a chunk holds (their IDF
+share); the rest is BM25's share (:func:`coverage_score`), which adds how often and how
+densely. BM25 alone scored a long note ~0.1 for the one word of all memory it holds."""
+
+IDENTIFIER_WEIGHT = 2.0
+"""An identifier (``OPS-1234``, ``max_inflight``, ``0x80AB``, ``p99``) names one thing exactly:
+its IDF counts this many times."""
+
+CJK_UNIGRAM_WEIGHT = 0.5
+"""A single CJK character of the question counts this share of its IDF: its bigrams already
+carry the word (告, 警 and 告警), and alone it matches unrelated words (目 in 项目 and 目前)."""
+
+HEADING_BONUS = 0.3
+"""How far a chunk whose heading path holds the query's terms moves towards a score of 1: an
+entry titled ``### 08:30 - OPS-1324`` is about OPS-1324, one that mentions it in passing is not."""
+
+
+def term_weight(term: str) -> float:
+    """How much a query term counts, as a multiple of its IDF."""
+    if " " in term or (_has_digit(term) and not term.isdigit()) or "_" in term:
+        return IDENTIFIER_WEIGHT
+    if len(term) == 1 and not term.isascii():
+        return CJK_UNIGRAM_WEIGHT
+    return 1.0
+
+
+def _has_digit(term: str) -> bool:
+    return any(c.isdigit() for c in term)
+
+
 def keyword_search(
     index: Index,
     query: str,
@@ -32,17 +72,97 @@ def keyword_search(
     sources: list[str] | None = None,
     stopwords: frozenset[str] = frozenset(),
 ) -> list[tuple[KeywordRow, float]]:
-    """Up to ``limit`` chunks matching any query term, best first, with their 0–1 scores."""
-    terms = fts_query_terms(query, stopwords=stopwords)
-    match = fts_query(query, stopwords=stopwords)
-    if match is None:
+    """Up to ``limit`` chunks matching any query term, best first, with their 0–1 scores.
+
+    The candidates are FTS5's best by BM25; each is then scored by the weighted IDF share of
+    the query's terms it holds (phrases for identifiers, judged by FTS5 itself) blended with
+    its BM25 share, moved up when its heading names them, and the list is ordered by score.
+    """
+    profile = query_profile(index, query, stopwords=stopwords)
+    if profile is None:
         return []
-    rows = index.keyword(match, limit, sources=sources)
+    terms, weight, mass, bm25_mass = profile.terms, profile.weights, profile.mass, profile.bm25_mass
+    rows = index.keyword(profile.match, limit, sources=sources)
     if not rows:
         return []
-    total, dfs = index.term_stats(" ".join(terms))
-    mass = sum(fts5_idf(total, df) for df in dfs.values())
-    return [(row, coverage_score(row.rank, mass)) for row in rows]
+    patterns = [term_pattern(t) for t in terms]
+    scored = []
+    for position, row in enumerate(rows):
+        body = match_text(embed_input(row.chunk.context, row.chunk.text))
+        share = sum(weight[t] for t, p in zip(terms, patterns, strict=True) if p.search(body))
+        share = share / mass if mass else 0.0
+        score = PRESENCE_WEIGHT * min(1.0, share) + (1 - PRESENCE_WEIGHT) * coverage_score(
+            row.rank, bm25_mass
+        )
+        if HEADING_BONUS and mass:
+            head = match_text(heading_text(row.chunk))
+            named = sum(weight[t] for t, p in zip(terms, patterns, strict=True) if p.search(head))
+            score += HEADING_BONUS * min(1.0, named / mass) * (1 - score)
+        scored.append((score, -position, row))
+    scored.sort(key=lambda item: (item[0], item[1]), reverse=True)
+    return [(row, score) for score, _, row in scored[:limit]]
+
+
+@dataclass(frozen=True, slots=True)
+class QueryProfile:
+    """A query's terms and what memory holds of them."""
+
+    match: str
+    terms: list[str]
+    weights: dict[str, float]
+    """Each term's weight: its IDF times :func:`term_weight`."""
+    mass: float
+    """What a chunk holding every term would hold: the weights of the terms memory has, plus
+    ABSENT_WEIGHT of those it has nowhere."""
+    bm25_mass: float
+    absent_share: float
+    """The weight of the terms memory has nowhere, as a share of all (absent at full weight);
+    0 when memory has none of them (a question in a language memory is not written in names
+    nothing it lacks, it only uses other words)."""
+
+
+def query_profile(
+    index: Index, query: str, *, stopwords: frozenset[str] = frozenset()
+) -> QueryProfile | None:
+    """The terms of ``query`` weighed against the index; ``None`` when it has no term.
+
+    A CJK bigram that memory never holds while it holds both its characters is left out of
+    the masses: in a question it is mostly two words' edges (上聊 in 1:1 上聊了什么), not a
+    word memory lacks.
+    """
+    terms = fts_query_terms(query, stopwords=stopwords)
+    match = fts_query(query, stopwords=stopwords)
+    if match is None or not terms:
+        return None
+    chars = [t[0] for t in terms if len(t) == 2 and _is_cjk_gram(t)]
+    chars += [t[1] for t in terms if len(t) == 2 and _is_cjk_gram(t)]
+    total, dfs = index.term_dfs(list(dict.fromkeys([*terms, *chars])))
+    weights: dict[str, float] = {}
+    for t in terms:
+        if dfs[t] == 0 and len(t) == 2 and _is_cjk_gram(t) and dfs[t[0]] and dfs[t[1]]:
+            continue  # an edge between two words, not a word memory lacks
+        weights[t] = fts5_idf(total, dfs[t]) * term_weight(t)
+    held = sum(v for t, v in weights.items() if dfs[t] > 0)
+    absent = sum(v for t, v in weights.items() if dfs[t] == 0)
+    return QueryProfile(
+        match=match,
+        terms=[t for t in terms if t in weights],
+        weights=weights,
+        mass=held + ABSENT_WEIGHT * absent,
+        bm25_mass=sum(fts5_idf(total, dfs[t]) for t in terms),
+        absent_share=absent / (held + absent) if held > 0 else 0.0,
+    )
+
+
+def _is_cjk_gram(term: str) -> bool:
+    return not term.isascii() and " " not in term and all(not c.isascii() for c in term)
+
+
+def heading_text(chunk: ChunkRow) -> str:
+    """A chunk's heading path and, when it starts with one, its own heading line."""
+    first = chunk.text.split("\n", 1)[0]
+    own = first if first.lstrip().startswith("#") else ""
+    return f"{chunk.context}\n{own}".strip()
 
 
 def fts5_idf(total: int, df: int) -> float:

@@ -9,7 +9,9 @@ from memdir.text.tokens import (
     fts_query_terms,
     is_cjk,
     is_utf8_encodable,
+    match_text,
     replace_surrogates,
+    term_pattern,
     weighted_length,
     word_tokens,
 )
@@ -23,7 +25,9 @@ __all__ = [
     "fts_query_terms",
     "is_cjk",
     "is_utf8_encodable",
+    "match_text",
     "replace_surrogates",
+    "term_pattern",
     "weighted_length",
     "word_tokens",
 ]

@@ -46,7 +46,9 @@ __all__ = [
     "fts_query_terms",
     "is_cjk",
     "is_utf8_encodable",
+    "match_text",
     "replace_surrogates",
+    "term_pattern",
     "weighted_length",
     "word_tokens",
 ]
@@ -190,24 +192,186 @@ def word_tokens(text: str) -> list[str]:
     return _tokens(text)
 
 
+# Function words of CJK questions, removed from a query's CJK runs before they are cut into
+# grams, so that neither they nor the bigrams that straddle them ("次的", "是什" in
+# "那次的根因是什么") count as terms a note must hold. Several characters long, or single
+# characters that are almost never part of a content word: "能" (性能), "会" (会议) and "过"
+# (过期) stay. Korean is handled whole-word (see _korean_piece).
+_ZH_FUNCTION = (
+    "是不是", "有没有", "为什么", "什么时候", "怎么样", "什么", "哪个", "哪些", "哪里", "哪儿", "哪天",
+    "哪一", "哪家", "哪位", "怎么", "怎样", "如何", "多少", "多久", "几点", "几个", "几次", "是否",
+    "是谁", "谁", "那次", "这次", "那个", "这个", "那些", "这些", "我们", "你们", "他们", "咱们",
+    "一下", "请问", "当时", "目前", "当前", "如今", "眼下", "现阶段", "这阵子",
+    "的", "了", "吗", "呢", "吧", "啊", "呀", "嘛", "么", "是",
+)  # fmt: skip
+_JA_FUNCTION = ("何", "誰", "今")
+
+
+@cache
+def _function_re() -> re.Pattern[str]:
+    """The function words above, plus every CJK stop word of two or more characters
+    (``目前``, ``最近``, ``之前`` …), longest first."""
+    from memdir.text.stopwords import CHINESE, JAPANESE
+
+    multi = {w for w in CHINESE | JAPANESE if len(w) > 1 and _CJK_RUN.fullmatch(w)}
+    words = sorted(set(_ZH_FUNCTION) | set(_JA_FUNCTION) | multi, key=len, reverse=True)
+    return re.compile("|".join(map(re.escape, words)))
+
+
+_HIRAGANA = re.compile("[\u3040-\u309f]+")
+_HANGUL_RUN = re.compile("[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]+")
+_KOREAN_PARTICLES = (
+    "에서", "으로", "에게", "한테", "까지", "부터", "처럼", "보다",
+    "은", "는", "이", "가", "을", "를", "의", "에", "로", "와", "과", "도", "만",
+)  # fmt: skip
+_KOREAN_FUNCTION = frozenset(
+    ("뭐", "무엇", "무슨", "누구", "어디", "언제", "어떻게", "왜", "어느", "어떤", "얼마", "몇")
+)
+
+# An identifier: words joined by -./:=#@+ ("OPS-1234", "v1.13.2", "max_tokens=8192",
+# "deploy/relay/values.yaml"). Searched as a phrase of its words, not as loose words.
+_IDENTIFIER = re.compile(f"{_WORD_CHAR}+(?:[-./:=#@+]{_WORD_CHAR}+)+")
+
+
+def _is_identifier(span: str) -> bool:
+    """Whether a joined span names something exactly: it has a digit, an underscore, an
+    upper-case letter or a separator other than a hyphen ("on-call" stays two words)."""
+    return any(c.isdigit() or c == "_" or c.isupper() or c in "./:=#@+" for c in span)
+
+
+def _content_pieces(run: str) -> list[str]:
+    """A CJK run of a query without its function words, as the pieces between them.
+
+    Hiragana is dropped from runs that also hold kanji or katakana: in a Japanese question it
+    is particles and inflection (東京に来ますか → 東京, 来); a run of hiragana alone is kept.
+    """
+    if _HANGUL_RUN.fullmatch(run):
+        return [_korean_piece(run)] if _korean_piece(run) else []
+    pieces = [p for p in _function_re().split(run) if p]
+    if _HIRAGANA.sub("", run):  # not hiragana only
+        pieces = [q for p in pieces for q in _HIRAGANA.split(p) if q]
+    return pieces
+
+
+def _korean_piece(word: str) -> str:
+    for particle in _KOREAN_PARTICLES:
+        if len(word) > len(particle) and word.endswith(particle):
+            word = word[: -len(particle)]
+            break
+    return "" if word in _KOREAN_FUNCTION else word
+
+
+def _query_tokens(text: str) -> list[str]:
+    """The words of a query's text (no identifiers in it): as :func:`word_tokens`, but with the
+    function words of CJK questions removed before the runs are cut into grams."""
+    if text.isascii():
+        return _ASCII_TOKEN.findall(text.lower())
+    out: list[str] = []
+    for token in _tables()[1].findall(_normalise(text)):
+        if token.isascii() or not _CJK_RUN.match(token):
+            out.append(token)
+        else:
+            for piece in _content_pieces(token):
+                out.extend(_cjk_grams(piece))
+    return out
+
+
 def fts_query_terms(query: str, *, stopwords: frozenset[str] = frozenset()) -> list[str]:
-    """Distinct query terms in order, with stop words dropped unless nothing else would remain."""
-    terms = list(dict.fromkeys(base_form(t) for t in word_tokens(query)))
-    kept = [t for t in terms if t not in stopwords]
-    return kept or terms
+    """Distinct query terms in order, with stop words dropped unless nothing else would remain.
+
+    A term is one FTS token, or several separated by spaces: an identifier, searched as a
+    phrase (``"OPS-1234"`` → ``"ops 1234"``), so that a note naming OPS-1243 or another OPS
+    ticket does not match it. The function words of CJK questions are not terms.
+    """
+    formats, _ = _tables()
+    text = formats.sub("", query) if formats.search(query) else query
+    text = unicodedata.normalize("NFKC", text)
+    terms: list[str] = []
+    at = 0
+    for match in _IDENTIFIER.finditer(text):
+        span = match.group()
+        if not _is_identifier(span):
+            continue
+        terms.extend(_query_tokens(text[at : match.start()]))
+        words = [base_form(t) for t in _tokens(span)]
+        terms.append(" ".join(words) if len(words) > 1 else words[0])
+        at = match.end()
+    terms.extend(_query_tokens(text[at:]))
+    terms = [base_form(t) if " " not in t else t for t in terms]
+    distinct = list(dict.fromkeys(t for t in terms if t))
+    kept = [t for t in distinct if t not in stopwords]
+    if kept:
+        return kept
+    # Only stop words: search them all, function words included, rather than nothing.
+    return distinct or list(dict.fromkeys(base_form(t) for t in word_tokens(query)))
 
 
 def fts_query(query: str, *, stopwords: frozenset[str] = frozenset()) -> str | None:
     """Build a safe FTS5 MATCH expression: every term quoted, joined with OR.
 
-    Quoting neutralises FTS5 syntax (``AND``, ``NEAR``, ``*``, ``-``, ``:``). Terms are OR-ed and
-    left to BM25 to rank, so a question phrased in full still finds the lines that share its
-    important words. Returns ``None`` when the query has no searchable term.
+    Quoting neutralises FTS5 syntax (``AND``, ``NEAR``, ``*``, ``-``, ``:``); a quoted term of
+    several words is a phrase. Terms are OR-ed and left to BM25 to rank, so a question phrased
+    in full still finds the lines that share its important words. Returns ``None`` when the
+    query has no searchable term.
     """
     terms = fts_query_terms(query, stopwords=stopwords)
     if not terms:
         return None
     return " OR ".join('"' + t + '"' for t in terms)
+
+
+def match_text(text: str) -> str:
+    """``text`` normalised as the tokenizer sees it (lower-cased, NFKC, format characters
+    removed), for :func:`term_pattern` to search."""
+    return text.lower() if text.isascii() else _normalise(text)
+
+
+_SURFACES: dict[str, list[str]] = {}
+for _surface, _base in BASE_FORMS.items():
+    _SURFACES.setdefault(_base, []).append(_surface)
+
+
+def _forms(word: str) -> list[str]:
+    """Inflected forms of an English word (deploy → deploys, deployed, deploying …) and the
+    irregular ones (go → went); other words as they are."""
+    if not word.isascii() or not word.isalpha() or len(word) < 3:
+        return [word, *_SURFACES.get(word, ())]
+    stem = word
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            stem = word[: -len(suffix)]
+            break
+    forms = {word, stem, *_SURFACES.get(word, ())}
+    for base in {word, stem}:
+        forms.update(base + end for end in ("s", "es", "ed", "ing", "ly", "er", "d"))
+        if base.endswith("e"):
+            forms.update((base[:-1] + "ing", base[:-1] + "ed"))
+        if base.endswith("y"):
+            forms.update((base[:-1] + "ies", base[:-1] + "ied"))
+        if base[-1] not in "aeiouwxy":
+            forms.update((base + base[-1] + "ed", base + base[-1] + "ing"))
+    return sorted(forms, key=len, reverse=True)
+
+
+@cache
+def term_pattern(term: str) -> re.Pattern[str]:
+    """A pattern that finds ``term`` (a query term of :func:`fts_query_terms`) in text made by
+    :func:`match_text`: a CJK gram as it is, a word in any of its English forms as a whole
+    word, an identifier's words in order with only punctuation between them.
+
+    Whether a chunk *holds* each term is asked of the few candidates FTS5 found, and this
+    answers it without tokenising them again (a regex search, ~1 µs a chunk): a looser notion
+    of a match than FTS5's porter stems, which only shifts what counts as held."""
+    if _CJK_RUN.fullmatch(term):
+        return re.compile(re.escape(term))
+    parts = term.split(" ")
+    if len(parts) == 1:
+        body = "|".join(map(re.escape, _forms(term)))
+    else:
+        body = "[^\\w]+".join(map(re.escape, parts))
+    # An ASCII boundary: the whole-class lookbehind of _WORD_CHAR, tried at every position of
+    # the text, made this 20x slower; a word next to a non-ASCII letter is rare enough.
+    return re.compile(f"(?<![0-9a-z_])(?:{body})(?![0-9a-z_])")
 
 
 _WORD = re.compile(f"[^\\W\\d_{_CJK_CLASS}ー]+")

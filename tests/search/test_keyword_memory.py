@@ -1,0 +1,84 @@
+"""Keyword search on memory shaped like our users': identifiers, CJK questions, long notes.
+
+Each test is one failure class of issue #11, checked through the public API at the default
+score floor (search.min_score = .35), in keyword mode.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memdir import Memory
+
+KEYWORD_ONLY = {"embedding.provider": "none"}
+
+
+def _ws(tmp_path: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        path = tmp_path / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+def _paths(mem: Memory, query: str) -> list[str]:
+    return [hit.path for hit in mem.search(query, mode="keyword")]
+
+
+def test_an_identifier_is_matched_as_a_whole_not_as_its_parts(tmp_path: Path) -> None:
+    files = {
+        f"memory/ops-{n}.md": f"OPS-{n}: routine ticket about disk space {n}\n"
+        for n in range(1200, 1240)
+    }
+    files["memory/ops-1243.md"] = "OPS-1243 fixed the retry storm in relay\n"
+    files["memory/ops-1234.md"] = "OPS-1234 rotated the expiring TLS cert\n"
+    files["memory/other.md"] = "1234 is also the PIN of the test phone, 13 of 2 left\n"
+    with Memory(_ws(tmp_path, files), overrides=KEYWORD_ONLY) as mem:
+        # As loose words ("ops" OR "1234") the 40 other OPS tickets and the PIN note compete;
+        # as a phrase only the note that names OPS-1234 matches.
+        assert _paths(mem, "OPS-1234") == ["memory/ops-1234.md"]
+        assert _paths(mem, "what did OPS-1234 do?")[0] == "memory/ops-1234.md"
+        assert _paths(mem, "v1.13.2") == []  # nothing names that version, though 13 and 2 occur
+        (tmp_path / "memory" / "rel.md").write_text("relay v1.13.2 shipped the ack fix\n")
+        mem.sync()
+        assert _paths(mem, "v1.13.2")[0] == "memory/rel.md"
+
+
+def test_a_chinese_question_about_a_ticket_finds_it(tmp_path: Path) -> None:
+    files = {
+        "memory/2026-09-07.md": "TICKET-77 复盘：根因是 DNS 缓存过期，回滚后恢复。\n",
+        "memory/2026-09-08.md": "TICKET-78 只是文档更新。\n",
+        "memory/2026-09-09.md": "午饭吃了牛肉面，下午开会讨论季度计划。\n",
+    }
+    with Memory(_ws(tmp_path, files), overrides=KEYWORD_ONLY) as mem:
+        # The question's function words (那次, 的, 是, 什么) and the bigrams that straddle them
+        # appear in no note; they used to keep their IDF and sink the match under the floor.
+        hits = mem.search("TICKET-77 那次的根因是什么?", mode="keyword")
+        assert [h.path for h in hits][:1] == ["memory/2026-09-07.md"]
+        assert hits[0].score >= 0.35
+
+
+def test_the_one_word_a_long_note_holds_is_not_hidden(tmp_path: Path) -> None:
+    files = {f"memory/short-{n}.md": f"sync note {n}\n" for n in range(100)}
+    lines = [" ".join(f"w{i}x{j}" for j in range(12)) for i in range(60)]
+    lines.insert(30, "the zephyrine valve was replaced")
+    files["memory/long.md"] = "\n".join(lines) + "\n"
+    with Memory(_ws(tmp_path, files), overrides=KEYWORD_ONLY) as mem:
+        hits = mem.search("zephyrine", mode="keyword")
+        # BM25's length normalisation scored its full-size chunk 0.10 among the tiny notes,
+        # and "No matches." was printed.
+        assert [h.path for h in hits][:1] == ["memory/long.md"]
+        assert hits[0].start_line <= 31 <= hits[0].end_line
+        assert hits[0].score >= 0.35
+
+
+def test_a_word_memory_never_saw_does_not_sink_a_full_match(tmp_path: Path) -> None:
+    files = {
+        "memory/a.md": "The narwhal exporter writes invoices to the billing bucket.\n",
+        "memory/b.md": "Lunch was noodles.\n",
+        "memory/c.md": "The weekly sync moved to Tuesday.\n",
+    }
+    with Memory(_ws(tmp_path, files), overrides=KEYWORD_ONLY) as mem:
+        assert _paths(mem, "narwhal exporter invoices quokkas") == ["memory/a.md"]
+        # ... but a question about something memory never mentions is answered with nothing.
+        assert _paths(mem, "quokkas kangaroos wombats noodles") == []
