@@ -1,12 +1,12 @@
 """Does a local model share e5-small's cosine calibration (search/vector.py)?
 
 For each XQuAD pair (en→en, zh→zh, en→zh, zh→en: questions against the paragraphs of either
-language, the corpora being translations, their questions sharing ids) and each model: the median raw
-cosine of a question to its answer's paragraph, the median cosine of the best *other* paragraph
-(any paragraph but the answer's, its own article's included, so the levels are not those quoted
-in search/vector.py, which counted other articles only: compare models, not levels), and the cosine that best separates the two (max of answer-pass − other-pass, the figure
-``COSINE_RANGES`` / ``SCRIPT_SHIFTS`` were set from). Models whose figures agree within a few
-thousandths can share one table.
+language, the corpora being translations, their questions sharing ids) and each model: the median
+raw cosine of a question to its answer's paragraph, the median cosine of the best *other*
+paragraph (any paragraph but the answer's, its own article's included: compare models, not
+levels), and the cosine that best separates the two (max of answer-pass − other-pass). One
+``COSINE_RANGES`` entry serves every pair; the four pairs are a fingerprint of a model's cosine
+scale, and models whose figures agree within a few thousandths can share one entry.
 
     python bench/cosine_calibration.py --models e5-small e5-small-int8
 """

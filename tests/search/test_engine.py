@@ -161,35 +161,40 @@ def test_a_forked_child_can_search_after_its_parent_did(tmp_path: Path) -> None:
     assert out.get(timeout=5) == ["a.md", "b.md"]
 
 
-def test_in_a_bilingual_memory_a_note_in_the_other_script_is_judged_by_meaning(
+def test_in_a_bilingual_memory_an_exact_match_beats_a_close_meaning_in_the_other_script(
     tmp_path: Path,
 ) -> None:
-    """An English question finds English notes by their words; a Chinese note can share none
-    of them, so the English notes' keyword coverage must not shrink its vector weight: its
-    score is its vector score, as it would be in a Chinese-only memory."""
+    """Real notes mix scripts, so no chunk is judged by meaning alone for being in the other
+    script: the English note that holds the error code outranks the Chinese one whose vector
+    is close (it used to be weighted by the Chinese notes' own keyword coverage, ~0, and won
+    on its cosine: issue #11's first failure class)."""
     index = Index.open(tmp_path / "index.sqlite")
-    english = add_note(index, "en.md", "The heron nests by the river near the old mill.")
-    chinese = add_note(index, "zh.md", "苍鹭在老磨坊附近的河边筑巢。")
+    english = add_note(index, "en.md", "ERR_X 0x80AB: the broker refused the consumer's ack.")
+    chinese = add_note(index, "zh.md", "消费者确认被 broker 拒绝时要查日志。")
     for i, other in enumerate(["tea with lemon", "the mill opens at nine", "a river trip"]):
-        add_note(index, f"other{i}.md", other)  # so that heron and nest are rare words
-    vectors = _Fixed([(chinese, 0.6), (english, 0.2)])
+        add_note(index, f"other{i}.md", other)
+    vectors = _Fixed([(chinese, 0.9), (english, 0.3)])
     settings = SearchSettings(vector_weight=0.3, text_weight=0.7, min_score=0.0)
-    response = run_search(
-        index, "where does the heron nest", settings, workspace=tmp_path, vectors=vectors
-    )
-    scores = {r.path: r.score for r in response.results}
-    assert scores["zh.md"] == pytest.approx(0.6)
-    english_hit = next(r for r in response.results if r.path == "en.md")
-    assert english_hit.text_score is not None  # the English note still counts its words
-    # Without adaptive weights both scripts share one fixed weighting: 0.3 × 0.6 for the note.
-    fixed = run_search(
-        index,
-        "where does the heron nest",
-        settings.replace(adaptive_weights=False),
-        workspace=tmp_path,
-        vectors=vectors,
-    )
-    assert {r.path: round(r.score, 6) for r in fixed.results}["zh.md"] == pytest.approx(0.18)
+    response = run_search(index, "ERR_X 0x80AB", settings, workspace=tmp_path, vectors=vectors)
+    assert [r.path for r in response.results][:2] == ["en.md", "zh.md"]
+    index.close()
+
+
+def test_a_question_naming_what_memory_lacks_is_not_vouched_for_by_meaning(
+    tmp_path: Path,
+) -> None:
+    """Memory holds "ledger" but never "paypal": the close vector match is scaled down by the
+    share of the question memory holds nowhere, under the floor."""
+    index = Index.open(tmp_path / "index.sqlite")
+    note = add_note(index, "a.md", "ledger moved its card payments to Stripe")
+    for i, other in enumerate(["tea with lemon", "the mill opens at nine", "a river trip"]):
+        add_note(index, f"other{i}.md", other)
+    vectors = _Fixed([(note, 0.6)])
+    settings = SearchSettings(min_score=0.35)
+    asked = run_search(index, "ledger paypal", settings, workspace=tmp_path, vectors=vectors)
+    assert asked.results == ()
+    known = run_search(index, "ledger stripe", settings, workspace=tmp_path, vectors=vectors)
+    assert [r.path for r in known.results] == ["a.md"]
     index.close()
 
 

@@ -34,7 +34,6 @@ from memdir.embed.fill import decode_vector
 from memdir.errors import EmbeddingError
 from memdir.index import Index
 from memdir.search.threads import Assist, LazyPool
-from memdir.text import is_cjk
 
 try:  # SIMD int8 dot products; wheels cover CPython 3.8-3.14 on Linux, macOS and Windows
     import simsimd as _simsimd
@@ -43,11 +42,9 @@ except ImportError:  # pragma: no cover - the numpy pass below gives the same re
 
 __all__ = [
     "COSINE_RANGES",
-    "SCRIPT_SHIFTS",
     "VectorMatrix",
     "VectorSearch",
     "cosine_range",
-    "script_shifts",
 ]
 
 # One matrix-vector product is memory-bound: a second BLAS thread buys little when the machine
@@ -106,11 +103,6 @@ def _kth_largest(values: np.ndarray, k: int) -> float:
     return float(np.partition(values, len(values) - k)[len(values) - k])
 
 
-def _script_bias(cjk: np.ndarray, shift: tuple[float, float]) -> np.ndarray:
-    """Per row, the shift for its script: ``shift[1]`` for CJK chunks, ``shift[0]`` for others."""
-    return np.where(cjk, np.float32(shift[1]), np.float32(shift[0]))
-
-
 class _Scan:
     """One int8 pass, cut into slices that whichever thread is free claims one at a time.
 
@@ -125,16 +117,7 @@ class _Scan:
     claimed by the scanning thread and, once its keyword half is done, the waiting one.
     """
 
-    def __init__(
-        self,
-        matrix: VectorMatrix,
-        query: np.ndarray,
-        n: int,
-        k: int,
-        shift: tuple[float, float] = (0.0, 0.0),
-    ) -> None:
-        self.shift = shift if any(shift) else None
-        self.cjk = matrix._cjk
+    def __init__(self, matrix: VectorMatrix, query: np.ndarray, n: int, k: int) -> None:
         self.q8 = matrix._q8
         self.scale = matrix._scale
         self.err = matrix._err
@@ -174,8 +157,6 @@ class _Scan:
             coarse *= self.scale[lo:hi]
             # |q·x − s·(q·x8)| ≤ ‖q‖·‖x − s·x8‖: the true score is within coarse ± slack.
             slack = self.err[lo:hi] * self.norm
-        if self.shift is not None:
-            coarse += _script_bias(self.cjk[lo:hi], self.shift)
         low = coarse - slack
         low[~self.alive[lo:hi]] = -np.inf
         coarse += slack
@@ -242,8 +223,6 @@ class _Scan:
         lower bound of the k-th best score.
         """
         coarse = (self.q8[rows].astype(np.float32) @ self.query) * self.scale[rows]
-        if self.shift is not None:
-            coarse += _script_bias(self.cjk[rows], self.shift)
         slack = self.err[rows] * self.norm
         low = coarse - slack
         low[~self.alive[rows]] = -np.inf
@@ -260,7 +239,6 @@ _ROW_FIELDS: dict[str, tuple[type, bool]] = {
     "_scale": (np.float32, False),
     "_err": (np.float32, False),  # ‖x − scale·q8‖, plus a margin for float rounding
     "_norm8": (np.float32, False),  # ‖scale·q8‖
-    "_cjk": (np.bool_, False),  # the chunk is mostly CJK text
     "_alive": (np.bool_, False),
 }
 
@@ -284,7 +262,6 @@ class VectorMatrix:
     _scale: np.ndarray
     _err: np.ndarray
     _norm8: np.ndarray
-    _cjk: np.ndarray
     _alive: np.ndarray
 
     def _allocate(self, capacity: int) -> None:
@@ -350,24 +327,24 @@ class VectorMatrix:
         if row is not None:
             self._alive[row] = False
 
-    def _append(self, rows: list[tuple[int, int, bytes, str]]) -> None:
-        """Rows as :meth:`Index.vectors_since` gives them: (seq, chunk id, blob, text head)."""
+    def _append(self, rows: list[tuple[int, int, bytes]]) -> None:
+        """Rows as :meth:`Index.vectors_since` gives them: (seq, chunk id, blob)."""
         if not rows:
             return
-        vecs = [decode_vector(blob) for _, _, blob, _ in rows]
+        vecs = [decode_vector(blob) for _, _, blob in rows]
         if not self._dims:
             self._dims = len(vecs[0])
             self._allocate(0)
         keep = [
-            (chunk_id, v, is_cjk(head))
-            for (_, chunk_id, _, head), v in zip(rows, vecs, strict=True)
+            (chunk_id, v)
+            for (_, chunk_id, _), v in zip(rows, vecs, strict=True)
             if len(v) == self._dims
         ]
         if not keep:
             return
         if self._size + len(keep) > len(self._ids):
             self._reserve(max(len(keep), len(self._ids), 1024))
-        block = np.stack([v for _, v, _ in keep]).astype(np.float32, copy=False)
+        block = np.stack([v for _, v in keep]).astype(np.float32, copy=False)
         q8, scale, err, norm8 = _quantise(block)
         lo, hi = self._size, self._size + len(keep)
         self._mat[lo:hi] = block
@@ -375,9 +352,8 @@ class VectorMatrix:
         self._scale[lo:hi] = scale
         self._err[lo:hi] = err
         self._norm8[lo:hi] = norm8
-        self._cjk[lo:hi] = [cjk for _, _, cjk in keep]
         self._alive[lo:hi] = True
-        for offset, (chunk_id, _, _) in enumerate(keep):
+        for offset, (chunk_id, _) in enumerate(keep):
             self._drop(chunk_id)  # an id written twice: the later vector wins
             self._ids[lo + offset] = chunk_id
             self._row_of[chunk_id] = lo + offset
@@ -395,13 +371,10 @@ class VectorMatrix:
         query: np.ndarray,
         k: int,
         assist: Assist | None = None,
-        shift: tuple[float, float] = (0.0, 0.0),
     ) -> list[tuple[int, float]]:
         """The ``k`` chunks with the highest cosine similarity to a normalised ``query``.
 
-        ``assist``: a thread waiting for this result that may help with the scan.
-        ``shift``: added to the cosine of non-CJK and of CJK chunks respectively, before they
-        are ranked (the scores returned include it)."""
+        ``assist``: a thread waiting for this result that may help with the scan."""
         with self._lock:
             n = self._size
             if n == 0 or k <= 0 or len(query) != self._dims:
@@ -411,13 +384,8 @@ class VectorMatrix:
                 return []
             query = np.ascontiguousarray(query, dtype=np.float32)
             with _one_blas_thread():
-                if n < _EXACT_BELOW:
-                    rows = np.arange(n)
-                else:
-                    rows = _Scan(self, query, n, k, shift).run(assist)
+                rows = np.arange(n) if n < _EXACT_BELOW else _Scan(self, query, n, k).run(assist)
                 scores = self._mat[rows] @ query if len(rows) < n else self._mat[:n] @ query
-            if any(shift):
-                scores += _script_bias(self._cjk[rows], shift)
             scores[~self._alive[rows]] = -np.inf
             if k < len(rows):  # everything tied with the k-th best, then the oldest rows first
                 kth = _kth_largest(scores, k)
@@ -435,36 +403,22 @@ class VectorMatrix:
 # match scores ~0.86-0.90 and ~0.40-0.47. Scores are mapped linearly from (floor, ceiling) to
 # (0, 1), so that a vector score, a hybrid score and search.min_score mean the same thing
 # whatever the model. Unknown models keep raw cosine unless embedding.cosine_range is set.
+#
+# One range for every pair of query and chunk scripts: moving it per (query, chunk) script pair,
+# as tuned on monolingual XQuAD paragraphs, hurt real bilingual notes, where both scripts share
+# a chunk (bench/agentmem, tuning half, linear fusion: hybrid hit@1 / R@5 .384 / .616 with one
+# range against .349 / .593 with the shifts; vector alone .326 / .488 against .244 / .413).
 COSINE_RANGES: dict[tuple[str, str], tuple[float, float]] = {
     ("local", "e5-small"): (0.76, 0.92),
     ("local", "use-multilingual"): (0.25, 0.60),
 }
 
 
-# ... and every pair of scripts has its own baseline too. e5-small puts a Chinese question and a
-# Chinese paragraph on a higher cosine scale than two English texts, and a question and its
-# answer in the other language well below both (XQuAD, 1,181 questions against 240 paragraphs,
-# "unrelated" = the best paragraph of another article): same-answer cosine p50 en→en .870,
-# zh→zh .903, en→zh .768, zh→en .793; the cosine that best separates answer from unrelated
-# (max true − false pass) .832, .878, .762, .790. The range's floor moves per pair so that this
-# cosine maps to about the same score: .45 for same-script pairs (where en→en's already falls,
-# and where keyword evidence is added in hybrid search), .35 -- the default min_score -- for
-# cross-script pairs, which share no words to count and are judged by meaning alone (see
-# memdir.search.engine). zh→zh moves by .04 rather than the .046 its vectors alone suggest:
-# measured in hybrid (bench/xquad.py, bench/xquad_mixed.py), .05 left 39 of 1,181 XQuAD-zh
-# questions with nothing above min_score and .03 showed a wrong article's paragraph for 44 % of
-# Chinese questions answered in English; .04 gives 17 and 27 %. Keys: (query is CJK, chunk is
-# CJK); see memdir.text.is_cjk.
-SCRIPT_SHIFTS: dict[tuple[str, str], dict[tuple[bool, bool], float]] = {
-    ("local", "e5-small"): {(False, True): -0.05, (True, False): -0.03, (True, True): 0.04},
-}
-
 # e5-small-int8 is e5-small with requantised weights (vectors within cosine ~0.995), and shares
 # its calibration: on XQuAD its same-answer cosine p50 is within .002 of e5-small's for all four
-# pairs (.868/.902/.768/.793 against .870/.903/.768/.793), the best other paragraph's within .001
-# (bench/cosine_calibration.py, bench/results/cosine_calibration-int8.json).
+# language pairs (.868/.902/.768/.793 against .870/.903/.768/.793), the best other paragraph's
+# within .001 (bench/cosine_calibration.py, bench/results/cosine_calibration-int8.json).
 COSINE_RANGES[("local", "e5-small-int8")] = COSINE_RANGES[("local", "e5-small")]
-SCRIPT_SHIFTS[("local", "e5-small-int8")] = SCRIPT_SHIFTS[("local", "e5-small")]
 
 
 def cosine_range(embedder: Embedder, configured: Sequence[float] = ()) -> tuple[float, float]:
@@ -474,20 +428,9 @@ def cosine_range(embedder: Embedder, configured: Sequence[float] = ()) -> tuple[
     return COSINE_RANGES.get((embedder.provider, embedder.model), (0.0, 1.0))
 
 
-def script_shifts(
-    embedder: Embedder, configured: Sequence[float] = ()
-) -> dict[tuple[bool, bool], float]:
-    """How far the cosine range moves per (query is CJK, chunk is CJK) pair; none when the
-    user set ``embedding.cosine_range`` (their range is taken as it is) or for other models."""
-    if len(configured) == 2:
-        return {}
-    return dict(SCRIPT_SHIFTS.get((embedder.provider, embedder.model), {}))
-
-
 class VectorSearch:
     """:class:`~memdir.search.VectorSearcher` over a :class:`VectorMatrix`; scores are cosine
-    similarities rescaled by :func:`cosine_range` to [0, 1], the range moved by
-    :func:`script_shifts` for the query's and each chunk's script."""
+    similarities rescaled by :func:`cosine_range` to [0, 1]."""
 
     def __init__(
         self,
@@ -497,14 +440,12 @@ class VectorSearch:
         *,
         prepare: Callable[[str], str] = lambda t: t,
         cosines: tuple[float, float] = (0.0, 1.0),
-        shifts: dict[tuple[bool, bool], float] | None = None,
     ) -> None:
         self.index = index
         self.embedder = embedder
         self.matrix = matrix
         self.prepare = prepare
         self.low, self.high = cosines
-        self.shifts = shifts or {}
 
     def refresh(self) -> None:
         """Bring the matrix up to date with the index (``search`` itself does not read it)."""
@@ -526,10 +467,7 @@ class VectorSearch:
         if not np.any(vec):
             return []
         span = max(self.high - self.low, 1e-6)
-        cjk = is_cjk(query)
-        # Ranked by cosine minus the pair's shift, so the (shifted) range maps it to [0, 1].
-        shift = (-self.shifts.get((cjk, False), 0.0), -self.shifts.get((cjk, True), 0.0))
         return [
             (chunk_id, min(1.0, max(0.0, (cos - self.low) / span)))
-            for chunk_id, cos in self.matrix.top(vec, limit, assist, shift)
+            for chunk_id, cos in self.matrix.top(vec, limit, assist)
         ]

@@ -1,0 +1,73 @@
+"""Latest state first: a question about the present puts the newest close match first."""
+
+from __future__ import annotations
+
+import pytest
+
+from memdir.search.recency import asks_about_now, latest_first
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Which broker does relay use now?",
+        "what is max_inflight currently",
+        "these days who runs the standup",
+        "现在 standup 几点开?",
+        "目前 atlas 用什么调度器",
+        "最近用的是哪个版本",
+        "今はどのツールを使っていますか",
+        "지금 무엇을 사용하나요",
+    ],
+)
+def test_questions_about_the_present(query: str) -> None:
+    assert asks_about_now(query)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Why did we choose NATS over Kafka?",
+        "OPS-1243 的根因是什么",
+        "Who approved the rollback in September?",
+        "knowledge of the snowfall",  # "now" inside a word is not a cue
+    ],
+)
+def test_questions_about_the_past_or_no_time(query: str) -> None:
+    assert not asks_about_now(query)
+
+
+def _order(items: list[tuple[str, float, str | None]], **kw: float) -> list[str]:
+    return [
+        name
+        for name, _, _ in latest_first(items, lambda x: x[1], lambda x: x[2], **kw)  # type: ignore[arg-type]
+    ]
+
+
+def test_close_rivals_are_put_newest_first() -> None:
+    items = [
+        ("august choice", 0.90, "2026-08-06"),
+        ("october migration done", 0.80, "2026-10-28"),
+        ("undated curated note", 0.85, None),
+        ("september detail", 0.75, "2026-09-02"),
+        ("weak november match", 0.40, "2026-11-27"),
+    ]
+    assert _order(items) == [
+        "october migration done",
+        "september detail",
+        "august choice",
+        "undated curated note",
+        "weak november match",  # far below the best: not a rival, stays where it was
+    ]
+
+
+def test_a_clear_winner_is_not_displaced_by_a_newer_weak_match() -> None:
+    items = [("the answer", 0.9, "2026-08-01"), ("newer, unrelated", 0.5, "2026-11-01")]
+    assert _order(items) == ["the answer", "newer, unrelated"]
+
+
+def test_how_many_rivals_and_how_close_are_bounded() -> None:
+    items = [(f"n{i}", 1.0, f"2026-11-{i:02d}") for i in range(1, 9)]
+    assert _order(items, rivals=3) == ["n3", "n2", "n1", "n4", "n5", "n6", "n7", "n8"]
+    assert _order([("a", 1.0, "2026-01-01"), ("b", 0.0, "2026-12-01")]) == ["a", "b"]
+    assert _order([]) == []
