@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterator
-from functools import cache
+from functools import cache, lru_cache
 from itertools import chain
 
 from memdir.text.irregular import BASE_FORMS, base_form
@@ -353,7 +353,7 @@ def _forms(word: str) -> list[str]:
     return sorted(forms, key=len, reverse=True)
 
 
-@cache
+@lru_cache(maxsize=4096)
 def term_pattern(term: str) -> re.Pattern[str]:
     """A pattern that finds ``term`` (a query term of :func:`fts_query_terms`) in text made by
     :func:`match_text`: a CJK gram as it is, a word in any of its English forms as a whole
