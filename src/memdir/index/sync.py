@@ -73,12 +73,17 @@ def index_shape(tokens: int, overlap: int) -> dict[str, object]:
 
 
 def _chunks_for(
-    file: SourceFile, text: str, tokens: int, overlap: int
+    file: SourceFile,
+    text: str,
+    tokens: int,
+    overlap: int,
+    redact: Callable[[str], str] | None = None,
 ) -> tuple[list[Chunk], Problem | None]:
-    """The chunks of a file, and the lines of a transcript that were skipped, if any."""
+    """The chunks of a file, and the lines of a transcript that were skipped, if any.
+    Transcripts are redacted with ``redact`` as they are flattened."""
     if file.source != "sessions":
         return chunk_text(text, tokens=tokens, overlap=overlap), None
-    session = flatten_session(text)
+    session = flatten_session(text, redact=redact)
     chunks = [session.remap(c) for c in chunk_text(session.text, tokens=tokens, overlap=overlap)]
     return chunks, _bad_lines_problem(file.path, session.bad_lines)
 
@@ -107,11 +112,13 @@ class _Syncer:
         tokens: int,
         overlap: int,
         progress: Progress | None,
+        redact: Callable[[str], str] | None = None,
     ) -> None:
         self.ws = workspace
         self.index = index
         self.tokens = tokens
         self.overlap = overlap
+        self.redact = redact
         self.progress = progress or (lambda phase, done, total: None)
         self.report = SyncReport()
         # Files found unchanged, so not chunked again: the problems recorded when they were
@@ -176,7 +183,7 @@ class _Syncer:
         if row is not None and row.hash == digest:
             self.unchanged.add(file.path)
             return file, digest, None
-        chunks, problem = _chunks_for(file, read.text, self.tokens, self.overlap)
+        chunks, problem = _chunks_for(file, read.text, self.tokens, self.overlap, self.redact)
         if problem is not None:
             self.report.problems.append(problem)
             log.warning("%s", problem)
@@ -239,16 +246,18 @@ def sync_index(
     force: bool = False,
     progress: Progress | None = None,
     paths: list[str] | None = None,
+    redact: Callable[[str], str] | None = None,
 ) -> SyncReport:
     """Bring ``index`` up to date with the files of ``workspace``. Call with the writer lock held.
 
     ``paths`` (changed files a watcher reported) limits the work to those files; a full scan is
-    done anyway when one of them is a folder or the index needs a rebuild.
+    done anyway when one of them is a folder or the index needs a rebuild. ``redact`` masks
+    secrets in session transcripts as they are flattened.
     """
     started = time.perf_counter()
     shape = index_shape(tokens, overlap)
     reason = "forced" if force else index.shape_mismatch(shape)
-    syncer = _Syncer(workspace, index, tokens, overlap, progress)
+    syncer = _Syncer(workspace, index, tokens, overlap, progress, redact)
     touched = syncer.run_paths(paths) if reason is None and paths is not None else None
     if touched is not None:
         with index.transaction() as conn:
