@@ -221,7 +221,8 @@ def parse_byte_size(value: Any) -> int:
         match = _BYTE_SIZE.fullmatch(value)
         if match:
             scale = 1024 ** " kmgt".index((match.group(2) or " ").lower())
-            return int(float(match.group(1)) * scale)
+            whole, _, part = match.group(1).partition(".")  # exact, however many digits
+            return int(whole) * scale + (int(part) * scale // 10 ** len(part) if part else 0)
     raise ValueError("expected a size in bytes, e.g. 2097152 or '2mb'")
 
 

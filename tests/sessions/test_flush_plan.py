@@ -99,7 +99,15 @@ def test_a_custom_prompt_that_has_the_hints_is_kept_as_it_is() -> None:
 
 @pytest.mark.parametrize(
     ("text", "size"),
-    [("3mb", 3_145_728), ("3 MiB", 3_145_728), ("512kb", 524_288), ("2048", 2048), (10, 10)],
+    [
+        ("3mb", 3_145_728),
+        ("3 MiB", 3_145_728),
+        ("1.5kb", 1536),
+        ("512kb", 524_288),
+        ("2048", 2048),
+        (10, 10),
+        ("9" * 400 + ".5", int("9" * 400) + 0),
+    ],
 )
 def test_byte_sizes(text: object, size: int) -> None:
     assert parse_byte_size(text) == size
