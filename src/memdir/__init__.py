@@ -34,10 +34,13 @@ _LAZY = {
     "SyncReport": "memdir.index",
     "SearchResponse": "memdir.search",
     "SearchResult": "memdir.search",
+    "AsyncSession": "memdir.sessions",
+    "Session": "memdir.sessions",
 }
 
 __all__ = [
     "AsyncMemory",
+    "AsyncSession",
     "Config",
     "ConfigError",
     "EmbeddingError",
@@ -51,6 +54,7 @@ __all__ = [
     "SearchError",
     "SearchResponse",
     "SearchResult",
+    "Session",
     "StorageError",
     "SyncReport",
     "UsageError",
@@ -77,6 +81,7 @@ if TYPE_CHECKING:
     )
     from memdir.index import SyncReport
     from memdir.search import SearchResponse, SearchResult
+    from memdir.sessions import AsyncSession, Session
 
 
 def __getattr__(name: str) -> Any:

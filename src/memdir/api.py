@@ -81,13 +81,16 @@ class FileSlice:
         }
 
 
-def _session_slice(rel: str, text: str, start: int, count: int | None) -> FileSlice:
-    """JSONL lines ``start``.. of a transcript, as the messages search indexed from them."""
+def _session_slice(
+    rel: str, text: str, start: int, count: int | None, redact: Callable[[str], str]
+) -> FileSlice:
+    """JSONL lines ``start``.. of a transcript, as the messages search indexed from them
+    (secrets masked, as in the index)."""
     total = len(text.split("\n"))
     if total > 1 and text.endswith("\n"):
         total -= 1
     last = total if count is None else min(start + count - 1, total)
-    session = flatten_session(text)
+    session = flatten_session(text, redact=redact)
     chosen = [
         line
         for line, number in zip(session.text.split("\n"), session.line_map, strict=False)
@@ -411,6 +414,7 @@ class Memory:
                     force=force,
                     progress=progress,
                     paths=paths,
+                    redact=self.redactor.redact,
                 )
             except BaseException:
                 self._dirty = True
@@ -599,7 +603,7 @@ class Memory:
             reason = problem.message.removesuffix("; skipped") if problem else "cannot read"
             raise WorkspaceError(f"{rel}: {reason}")
         if opened.source == "sessions":
-            return _session_slice(rel, read.text, from_line or 1, lines)
+            return _session_slice(rel, read.text, from_line or 1, lines, self.redactor.redact)
         all_lines = read.text.split("\n")
         if all_lines and all_lines[-1] == "" and len(all_lines) > 1:
             all_lines.pop()

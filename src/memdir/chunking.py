@@ -26,6 +26,7 @@ import json
 import math
 import re
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, tzinfo
 
@@ -253,12 +254,14 @@ def _record(line: str) -> object:
         return _INVALID
 
 
-def flatten_session(raw: str) -> SessionText:
+def flatten_session(raw: str, *, redact: Callable[[str], str] | None = None) -> SessionText:
     """Flatten an OpenClaw-style JSONL transcript (spec §1.5).
 
     Only ``{"type": "message"}`` records from ``user`` or ``assistant`` are kept; blank lines
     are skipped, and so are lines that are not valid JSON, which are listed in ``bad_lines``.
-    Text blocks have their whitespace collapsed so each message is exactly one line.
+    Text blocks have their whitespace collapsed so each message is exactly one line, which
+    ``redact`` (e.g. :meth:`memdir.redact.Redactor.redact`) then masks secrets in, as upstream
+    redacts transcripts before indexing them.
     """
     lines: list[str] = []
     line_map: list[int] = []
@@ -280,7 +283,8 @@ def flatten_session(raw: str) -> SessionText:
         if not text:
             continue
         label = "User" if message["role"] == "user" else "Assistant"
-        lines.append(f"{label}: {replace_surrogates(text)}")
+        text = replace_surrogates(text)
+        lines.append(f"{label}: {redact(text) if redact else text}")
         line_map.append(number)
         stamps.append(_timestamp_ms(message.get("timestamp", record.get("timestamp"))))
     return SessionText("\n".join(lines), tuple(line_map), tuple(stamps), tuple(bad))

@@ -37,6 +37,7 @@ __all__ = [
     "Setting",
     "env_var_for",
     "load_config",
+    "parse_byte_size",
 ]
 
 STATE_DIRNAME = ".memdir"
@@ -70,6 +71,9 @@ class Setting:
     shows_bad_value: bool = True
     """False when a rejected value may be a secret pasted by mistake: errors then give only
     its length."""
+    parse: Callable[[Any], Any] | None = None
+    """Converts the raw value (from TOML, env or ``--set``) before the type check, raising
+    :class:`ValueError` for a bad one; e.g. a byte size given as ``"3mb"``."""
 
 
 def _at_least(lo: float) -> Callable[[Any], str | None]:
@@ -198,6 +202,32 @@ def _http_url(value: str) -> str | None:
 
 
 # -- end of chat models block (issue #12) --------------------------------------------------------
+
+
+# -- sessions: pre-compaction flush and session-memory hook (issue #12) -------------------------
+_BYTE_SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b)?\s*", re.IGNORECASE)
+
+
+def parse_byte_size(value: Any) -> int:
+    """A size in bytes: a whole number, or text such as ``"3mb"``, ``"512 KiB"`` or ``"2048"``
+    (k, m, g and t are powers of 1024, as in OpenClaw: ``"3mb"`` is 3,145,728). Raises
+    :class:`ValueError` for anything else, a negative number included."""
+    if isinstance(value, bool):
+        raise ValueError("expected a size in bytes, e.g. 2097152 or '2mb'")
+    if isinstance(value, int):
+        if value < 0:
+            raise ValueError("must be >= 0")
+        return value
+    if isinstance(value, str):
+        match = _BYTE_SIZE.fullmatch(value)
+        if match:
+            scale = 1024 ** " kmgt".index((match.group(2) or " ").lower())
+            whole, _, part = match.group(1).partition(".")  # exact, however many digits
+            return int(whole) * scale + (int(part) * scale // 10 ** len(part) if part else 0)
+    raise ValueError("expected a size in bytes, e.g. 2097152 or '2mb'")
+
+
+# -- end of sessions block (issue #12) ----------------------------------------------------------
 
 
 MAX_RESULTS = 200
@@ -529,6 +559,73 @@ SETTINGS: tuple[Setting, ...] = (
         _between(0, 10),
     ),
     # -- end of chat models block (issue #12)
+    # -- sessions (issue #12)
+    Setting(
+        "flush.enabled",
+        True,
+        bool,
+        "Flush durable memories to memory/YYYY-MM-DD.md before the conversation is compacted (Session.should_flush, and the flush on the overflow path).",
+    ),
+    Setting(
+        "flush.context_window",
+        200_000,
+        int,
+        "Context window of the agent's model in tokens, when the caller does not pass one.",
+        _at_least(1),
+    ),
+    Setting(
+        "flush.reserve_tokens",
+        20_000,
+        int,
+        "Reserve floor: tokens kept free for the compaction itself (at most a quarter of a small window; a larger reserve passed by the caller wins).",
+        _at_least(0),
+    ),
+    Setting(
+        "flush.soft_threshold_tokens",
+        4000,
+        int,
+        "The flush is due this many tokens before the reserve is reached (at most half of what is left).",
+        _at_least(0),
+    ),
+    Setting(
+        "flush.force_transcript_bytes",
+        2 * 1024 * 1024,
+        int,
+        "The flush is also due when the transcript has grown this much since the last compaction, whatever the token count; bytes or text such as '3mb'; 0 disables.",
+        parse=parse_byte_size,
+    ),
+    Setting(
+        "flush.prompt",
+        "",
+        str,
+        "Flush instructions replacing the default; the target file, append-only, read-only and NO_REPLY hints are added when missing.",
+    ),
+    Setting(
+        "flush.system_prompt",
+        "",
+        str,
+        "System prompt of the flush replacing the default; the same hints are added when missing.",
+    ),
+    Setting(
+        "session_memory.enabled",
+        True,
+        bool,
+        "When a session ends (/new, /reset, Session.end), save its last messages to memory/YYYY-MM-DD-<slug>.md.",
+    ),
+    Setting(
+        "session_memory.messages",
+        15,
+        int,
+        "How many of the last user and assistant messages the session-memory file keeps.",
+        _between(1, 1000),
+    ),
+    Setting(
+        "session_memory.llm_slug",
+        True,
+        bool,
+        "Ask the chat model for the file name's slug; off, or with no model, the slug is the time (HHMM).",
+    ),
+    # -- end of sessions (issue #12)
 )
 _BY_KEY = {s.key: s for s in SETTINGS}
 
@@ -606,7 +703,9 @@ def _coerce(setting: Setting, value: Any, origin: str) -> Any:
     kind = setting.kind
     raw = value
     try:
-        if isinstance(value, str) and kind is not str:
+        if setting.parse is not None:
+            value = setting.parse(value)
+        elif isinstance(value, str) and kind is not str:
             value = _parse_text(value, kind)
         if kind is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)

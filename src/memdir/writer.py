@@ -33,7 +33,7 @@ from pathlib import Path
 from memdir.errors import StorageError, UsageError
 from memdir.index.lock import try_lock, unlock
 
-__all__ = ["LOCK_NAME", "AppendResult", "append_note"]
+__all__ = ["LOCK_NAME", "AppendResult", "append_note", "exclusive_lock"]
 
 LOCK_NAME = ".memdir-write.lock"
 """Name of the lock file created beside written files (one per folder)."""
@@ -80,13 +80,14 @@ def append_note(
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise StorageError(f"cannot create folder {path.parent}: {exc.strerror}") from exc
-    with _locked(path.parent / LOCK_NAME, lock_wait_s):
+    with exclusive_lock(path.parent / LOCK_NAME, lock_wait_s):
         return _append_locked(path, body, header.encode("utf-8"), allow_hardlinks)
 
 
 @contextmanager
-def _locked(lock_path: Path, wait_s: float) -> Iterator[None]:
-    """Hold an exclusive lock on ``lock_path``, waiting up to ``wait_s`` seconds for it.
+def exclusive_lock(lock_path: Path, wait_s: float = _LOCK_WAIT_S) -> Iterator[None]:
+    """Hold an exclusive lock on ``lock_path``, waiting up to ``wait_s`` seconds for it
+    (:class:`StorageError` after that). Session transcripts take the same lock as notes.
 
     Appends hold it for a few milliseconds (mostly ``fsync``), so waiters poll at 0.5-5 ms
     rather than sleeping long: six processes appending at once stay close to one at a time.

@@ -115,8 +115,11 @@ class Chunking:
     def shape(self) -> dict[str, object]:
         return index_shape(self.tokens, self.overlap, self.strategy, self.timezone)
 
-    def chunks(self, file: SourceFile, text: str) -> tuple[list[Chunk], Problem | None]:
+    def chunks(
+        self, file: SourceFile, text: str, redact: Callable[[str], str] | None = None
+    ) -> tuple[list[Chunk], Problem | None]:
         """The chunks of a file, and the lines of a transcript that were skipped, if any.
+        Transcripts are redacted with ``redact`` as they are flattened.
 
         ``window`` chunks have no context or date, exactly as before structure-aware chunking.
         """
@@ -125,7 +128,7 @@ class Chunking:
             if self.strategy == "window":
                 return chunk_text(text, tokens=tokens, overlap=overlap), None
             return chunk_markdown(text, path=file.path, tokens=tokens, overlap=overlap), None
-        session = flatten_session(text)
+        session = flatten_session(text, redact=redact)
         if self.strategy == "window":
             windows = chunk_text(session.text, tokens=tokens, overlap=overlap)
             chunks = [session.remap(c) for c in windows]
@@ -172,10 +175,12 @@ class _Syncer:
         index: Index,
         chunking: Chunking,
         progress: Progress | None,
+        redact: Callable[[str], str] | None = None,
     ) -> None:
         self.ws = workspace
         self.index = index
         self.chunking = chunking
+        self.redact = redact
         self.progress = progress or (lambda phase, done, total: None)
         self.report = SyncReport()
         # Files found unchanged, so not chunked again: the problems recorded when they were
@@ -240,7 +245,7 @@ class _Syncer:
         if row is not None and row.hash == digest:
             self.unchanged.add(file.path)
             return file, digest, None
-        chunks, problem = self.chunking.chunks(file, read.text)
+        chunks, problem = self.chunking.chunks(file, read.text, self.redact)
         if problem is not None:
             self.report.problems.append(problem)
             log.warning("%s", problem)
@@ -302,16 +307,18 @@ def sync_index(
     force: bool = False,
     progress: Progress | None = None,
     paths: list[str] | None = None,
+    redact: Callable[[str], str] | None = None,
 ) -> SyncReport:
     """Bring ``index`` up to date with the files of ``workspace``. Call with the writer lock held.
 
     ``paths`` (changed files a watcher reported) limits the work to those files; a full scan is
-    done anyway when one of them is a folder or the index needs a rebuild.
+    done anyway when one of them is a folder or the index needs a rebuild. ``redact`` masks
+    secrets in session transcripts as they are flattened.
     """
     started = time.perf_counter()
     shape = chunking.shape()
     reason = "forced" if force else index.shape_mismatch(shape)
-    syncer = _Syncer(workspace, index, chunking, progress)
+    syncer = _Syncer(workspace, index, chunking, progress, redact)
     touched = syncer.run_paths(paths) if reason is None and paths is not None else None
     if touched is not None:
         with index.transaction() as conn:
