@@ -8,7 +8,15 @@ import unicodedata
 
 import pytest
 
-from memdir.text import FTS_TOKENIZE, fts_document, fts_query, is_cjk, word_tokens
+from memdir.text import (
+    FTS_TOKENIZE,
+    fts_document,
+    fts_query,
+    is_cjk,
+    match_text,
+    term_matcher,
+    word_tokens,
+)
 
 
 def test_case_1_two_words() -> None:
@@ -221,3 +229,25 @@ def test_property_any_indexed_word_is_found_by_a_query_for_it() -> None:
     conn = _fts_table(notes)
     missed = [(i, word) for i, word in enumerate(words) if i not in _found(conn, word)]
     assert missed == []
+
+
+@pytest.mark.parametrize(
+    ("term", "text", "held"),
+    [
+        ("deploy", "We deployed it on Friday", True),
+        ("deploy", "the deploying team", True),
+        ("policy", "two policies changed", True),
+        ("go", "we went home", True),  # irregular forms: went → go
+        ("ops 1234", "OPS-1234 rotated the cert", True),
+        ("ops 1234", "OPS-12345 is another ticket", False),
+        ("ops 1234", "ops and 1234 apart", False),
+        ("relay", "relay的 p99 又飙到 2s 了", True),
+        ("relay", "prerelay hooks", False),
+        ("根因", "根因是 DNS 缓存过期", True),
+        ("根因", "根本原因", False),
+        ("v1 13 2", "rolled back to v1.13.2 at noon", True),
+        ("v1 13 2", "rolled back to v1.13.20", False),
+    ],
+)
+def test_term_matcher_finds_the_term_as_the_index_would(term: str, text: str, held: bool) -> None:
+    assert term_matcher(term)(match_text(text)) is held

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from memdir.chunking import embed_input
 from memdir.index import ChunkRow, Index, KeywordRow
-from memdir.text import fts_query, fts_query_terms, match_text, term_pattern
+from memdir.text import fts_query, fts_query_terms, match_text, term_matcher
 
 __all__ = ["ABSENT_WEIGHT", "PRESENCE_WEIGHT", "bm25_rank_to_score", "keyword_search"]
 
@@ -75,7 +75,8 @@ def keyword_search(
     """Up to ``limit`` chunks matching any query term, best first, with their 0–1 scores.
 
     The candidates are FTS5's best by BM25; each is then scored by the weighted IDF share of
-    the query's terms it holds (phrases for identifiers, judged by FTS5 itself) blended with
+    the query's terms it holds (:func:`memdir.text.term_matcher`: any English inflection of a
+    word, an identifier's words in order) blended with
     its BM25 share, moved up when its heading names them, and the list is ordered by score.
     """
     profile = query_profile(index, query, stopwords=stopwords)
@@ -85,18 +86,18 @@ def keyword_search(
     rows = index.keyword(profile.match, limit, sources=sources)
     if not rows:
         return []
-    patterns = [term_pattern(t) for t in terms]
+    holds = [term_matcher(t) for t in terms]
     scored = []
     for position, row in enumerate(rows):
         body = match_text(embed_input(row.chunk.context, row.chunk.text))
-        share = sum(weight[t] for t, p in zip(terms, patterns, strict=True) if p.search(body))
+        share = sum(weight[t] for t, h in zip(terms, holds, strict=True) if h(body))
         share = share / mass if mass else 0.0
         score = PRESENCE_WEIGHT * min(1.0, share) + (1 - PRESENCE_WEIGHT) * coverage_score(
             row.rank, bm25_mass
         )
         if HEADING_BONUS and mass:
             head = match_text(heading_text(row.chunk))
-            named = sum(weight[t] for t, p in zip(terms, patterns, strict=True) if p.search(head))
+            named = sum(weight[t] for t, h in zip(terms, holds, strict=True) if h(head))
             score += HEADING_BONUS * min(1.0, named / mass) * (1 - score)
         scored.append((score, -position, row))
     scored.sort(key=lambda item: (item[0], item[1]), reverse=True)

@@ -11,7 +11,7 @@ from memdir.text.tokens import (
     is_utf8_encodable,
     match_text,
     replace_surrogates,
-    term_pattern,
+    term_matcher,
     weighted_length,
     word_tokens,
 )
@@ -27,7 +27,7 @@ __all__ = [
     "is_utf8_encodable",
     "match_text",
     "replace_surrogates",
-    "term_pattern",
+    "term_matcher",
     "weighted_length",
     "word_tokens",
 ]
