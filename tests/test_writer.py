@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from memdir.errors import StorageError, UsageError
-from memdir.writer import LOCK_NAME, append_note
+from memdir.writer import LOCK_NAME, append_note, exclusive_lock, replace_text
 
 _PAD = "x" * 200  # long enough that an interleaved write would show
 
@@ -161,3 +161,46 @@ def test_a_killed_writer_leaves_earlier_notes_intact(tmp_path: Path) -> None:
     body = [line for line in lines[1:-2] if line]
     # Every note but possibly the last one is whole (a SIGKILL lands between writes).
     assert all(line.endswith(" end") for line in body[:-1])
+
+
+# -- replace_text: the one rewrite (consolidation) ----------------------------------------------
+def test_replace_text_swaps_the_whole_file_and_keeps_its_mode(tmp_path: Path) -> None:
+    target = tmp_path / "MEMORY.md"
+    target.write_text("# Memory\n- old\n", encoding="utf-8")
+    target.chmod(0o600)
+    before = target.stat().st_ino
+    replace_text(target, "# Memory\n- old\n- new\n", expected="# Memory\n- old\n")
+    assert target.read_text(encoding="utf-8") == "# Memory\n- old\n- new\n"
+    assert target.stat().st_mode & 0o777 == 0o600
+    assert target.stat().st_ino != before  # a new file renamed over the old one
+    assert sorted(p.name for p in tmp_path.iterdir()) == [LOCK_NAME, "MEMORY.md"]  # no temp left
+
+
+def test_replace_text_refuses_a_file_that_changed_since_it_was_read(tmp_path: Path) -> None:
+    target = tmp_path / "MEMORY.md"
+    target.write_text("- edited meanwhile\n", encoding="utf-8")
+    with pytest.raises(StorageError, match="changed since it was read"):
+        replace_text(target, "- mine\n", expected="- what I read\n")
+    with pytest.raises(StorageError, match="changed since it was read"):
+        replace_text(target, "- mine\n", expected=None)  # expected no file at all
+    assert target.read_text(encoding="utf-8") == "- edited meanwhile\n"
+    replace_text(tmp_path / "new.md", "- first\n", expected=None)
+    assert (tmp_path / "new.md").read_text(encoding="utf-8") == "- first\n"
+
+
+def test_replace_text_refuses_symlinks_and_hard_links_and_waits_for_the_lock(
+    tmp_path: Path,
+) -> None:
+    real = tmp_path / "real.md"
+    real.write_text("- a\n", encoding="utf-8")
+    link = tmp_path / "MEMORY.md"
+    link.symlink_to(real)
+    with pytest.raises(StorageError, match="cannot open"):
+        replace_text(link, "- b\n", expected="- a\n")
+    hard = tmp_path / "hard.md"
+    os.link(real, hard)
+    with pytest.raises(StorageError, match="hard links"):
+        replace_text(hard, "- b\n", expected="- a\n")
+    with exclusive_lock(tmp_path / LOCK_NAME), pytest.raises(StorageError, match="locked"):
+        replace_text(real, "- b\n", expected="- a\n", lock_wait_s=0.05)
+    assert real.read_text(encoding="utf-8") == "- a\n"

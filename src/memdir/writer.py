@@ -18,6 +18,11 @@
   (:meth:`memdir.tools.access.AccessPolicy.writable`).
 
 The returned :class:`AppendResult` gives the 1-based lines the note occupies, for a citation.
+
+:func:`replace_text` is the one rewrite memdir does (``memdir consolidate`` updating
+``MEMORY.md``): under the same lock, it checks that the file still holds what the caller read,
+writes the new text to a temporary file beside it, ``fsync`` s it and renames it over the
+target, so a reader sees the old file or the new one, never a mix.
 """
 
 from __future__ import annotations
@@ -26,14 +31,14 @@ import os
 import stat
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
 from memdir.errors import StorageError, UsageError
 from memdir.index.lock import try_lock, unlock
 
-__all__ = ["LOCK_NAME", "AppendResult", "append_note", "exclusive_lock"]
+__all__ = ["LOCK_NAME", "AppendResult", "append_note", "exclusive_lock", "replace_text"]
 
 LOCK_NAME = ".memdir-write.lock"
 """Name of the lock file created beside written files (one per folder)."""
@@ -108,6 +113,80 @@ def exclusive_lock(lock_path: Path, wait_s: float = _LOCK_WAIT_S) -> Iterator[No
             yield
         finally:
             unlock(fd)
+    finally:
+        os.close(fd)
+
+
+def replace_text(
+    path: Path,
+    text: str,
+    *,
+    expected: str | None,
+    lock_wait_s: float = _LOCK_WAIT_S,
+    allow_hardlinks: bool = False,
+) -> None:
+    """Replace ``path``'s content with ``text`` atomically (temporary file, ``fsync``, rename).
+
+    ``expected`` is what the caller read: the file's text, or ``None`` for a file that did not
+    exist. If the file holds anything else by the time the lock is held (another writer got
+    there first), nothing is written and :class:`StorageError` says so. The file keeps its
+    permission bits. A symlink, a non-regular file or (unless ``allow_hardlinks``) a file with
+    several hard links is refused, as for :func:`append_note`.
+    """
+    data = text.encode("utf-8")
+    with exclusive_lock(path.parent / LOCK_NAME, lock_wait_s):
+        current, mode = _read_current(path, allow_hardlinks)
+        if current != (None if expected is None else expected.encode("utf-8")):
+            raise StorageError(
+                f"{path} changed since it was read; nothing was written",
+                hint="run the command again to work from the current file",
+            )
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC | _BINARY
+        try:
+            fd = os.open(tmp, flags, mode)
+        except FileExistsError:
+            tmp.unlink()
+            fd = os.open(tmp, flags, mode)
+        except OSError as exc:
+            raise StorageError(f"cannot create {tmp}: {exc.strerror}") from exc
+        try:
+            try:
+                _write_all(fd, data, tmp)
+                if hasattr(os, "fchmod"):  # the umask narrowed os.open's mode
+                    os.fchmod(fd, mode)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(tmp, path)
+        except BaseException:
+            with suppress(OSError):
+                tmp.unlink()
+            raise
+        _fsync_dir(path.parent)
+
+
+def _read_current(path: Path, allow_hardlinks: bool) -> tuple[bytes | None, int]:
+    """The file's bytes (``None`` if absent) and the permission bits a replacement gets."""
+    try:
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC | _BINARY)
+    except FileNotFoundError:
+        return None, 0o644
+    except OSError as exc:
+        raise StorageError(f"cannot open {path}: {exc.strerror}") from exc
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise StorageError(f"{path} is not a regular file; refusing to replace it")
+        if st.st_nlink > 1 and not allow_hardlinks:
+            raise StorageError(
+                f"{path} has {st.st_nlink} hard links and one may be outside the workspace; "
+                "refusing to replace it (set limits.allow_hardlinks = true to allow)"
+            )
+        chunks = []
+        while chunk := os.read(fd, _READ_CHUNK):
+            chunks.append(chunk)
+        return b"".join(chunks), stat.S_IMODE(st.st_mode)
     finally:
         os.close(fd)
 

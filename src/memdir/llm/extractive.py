@@ -36,7 +36,13 @@ from memdir.llm.chat import NO_REPLY, ChatResult, Message, MessageLike, as_messa
 from memdir.text import weighted_length
 from memdir.text.stopwords import ENGLISH
 
-__all__ = ["EXTRACTIVE", "ExtractiveSummarizer", "sentence_signals", "split_sentences"]
+__all__ = [
+    "EXTRACTIVE",
+    "ExtractiveSummarizer",
+    "sentence_score",
+    "sentence_signals",
+    "split_sentences",
+]
 
 EXTRACTIVE = "extractive"
 """The ``provider`` and ``model`` of the fallback, and of every result it returns."""
@@ -263,7 +269,9 @@ def _has_name(sentence: str) -> bool:
 _WEIGHTS = {name: weight for name, weight, _ in _SIGNALS}
 
 
-def _score(sentence: str) -> int:
+def sentence_score(sentence: str) -> int:
+    """How much ``sentence`` carries: the weights of its :func:`sentence_signals` summed
+    (see the module docstring), less 2 for a question."""
     score = sum(_WEIGHTS[s] for s in sentence_signals(sentence))
     if _QUESTION.search(sentence):
         score -= 2
@@ -307,7 +315,7 @@ def _candidates(units: Sequence[tuple[str, str]]) -> list[_Candidate]:
             if weighted_length(sentence) < _MIN_WEIGHT:
                 continue
             key = _key(sentence)
-            score = _score(sentence)
+            score = sentence_score(sentence)
             if score <= 0 or not key or key in seen:
                 continue
             seen.add(key)

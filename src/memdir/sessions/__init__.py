@@ -1,4 +1,5 @@
-"""Memory from conversations: transcripts, the pre-compaction flush and the session-memory hook.
+"""Memory from conversations: transcripts, the pre-compaction flush, the session-memory hook
+and consolidation into ``MEMORY.md``.
 
 * :class:`Session` (and :class:`AsyncSession`): ``add(message)`` records each message to
   ``<sessions.dir>/<session-id>.jsonl`` in OpenClaw's format; ``should_flush(tokens)`` says
@@ -8,6 +9,9 @@
   ``/reset``) turns the last messages into ``memory/YYYY-MM-DD-<slug>.md``.
 * :func:`read_transcript` reads OpenClaw's transcripts (memdir's own) and Claude Code's
   (``~/.claude/projects/<project>/<session>.jsonl``) as they are, damage reported, not fatal.
+* :func:`consolidate` proposes an updated ``MEMORY.md`` from the daily files of the last days
+  (new facts added, superseded ones marked, nothing deleted) and :func:`apply_proposal`
+  writes it, keeping a backup; see :mod:`.consolidation`.
 * With no chat model configured, the :class:`~memdir.llm.ExtractiveSummarizer` writes the
   flushes and the results say so; the session-memory file is then named after the time.
 
@@ -21,6 +25,13 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 _LAZY = {
+    "Applied": "memdir.sessions.consolidation",
+    "Proposal": "memdir.sessions.consolidation",
+    "Superseded": "memdir.sessions.consolidation",
+    "aapply_proposal": "memdir.sessions.consolidation",
+    "aconsolidate": "memdir.sessions.consolidation",
+    "apply_proposal": "memdir.sessions.consolidation",
+    "consolidate": "memdir.sessions.consolidation",
     "FlushDecision": "memdir.sessions.flush",
     "FlushPlan": "memdir.sessions.flush",
     "FlushResult": "memdir.sessions.flush",
@@ -42,6 +53,7 @@ _LAZY = {
 }
 
 __all__ = [
+    "Applied",
     "AsyncSession",
     "FlushDecision",
     "FlushPlan",
@@ -49,13 +61,19 @@ __all__ = [
     "FlushSettings",
     "HookResult",
     "HookSettings",
+    "Proposal",
     "Session",
     "SessionState",
+    "Superseded",
     "ToolCall",
     "Transcript",
     "TranscriptMessage",
     "Usage",
+    "aapply_proposal",
+    "aconsolidate",
+    "apply_proposal",
     "build_flush_plan",
+    "consolidate",
     "decide_flush",
     "flush_threshold",
     "parse_transcript",
@@ -63,6 +81,15 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from memdir.sessions.consolidation import (
+        Applied,
+        Proposal,
+        Superseded,
+        aapply_proposal,
+        aconsolidate,
+        apply_proposal,
+        consolidate,
+    )
     from memdir.sessions.flush import (
         FlushDecision,
         FlushPlan,
