@@ -207,7 +207,18 @@ def _json_change(path: Path, edit: Callable[[dict[str, Any]], None], what: str) 
     edit(edited)
     if edited == data and before is not None:
         return FileChange(path, before, before, what)
-    return FileChange(path, before, json.dumps(edited, indent=2, ensure_ascii=False) + "\n", what)
+    text = json.dumps(edited, indent=_indent_of(before), ensure_ascii=False) + "\n"
+    return FileChange(path, before, text, what)
+
+
+def _indent_of(text: str | None) -> int | str:
+    """The indentation the file uses (its first indented line's), so that only the lines
+    memdir changes show in the diff; 2 for a new file."""
+    match = re.search(r"^([ \t]+)\S", text or "", re.MULTILINE)
+    if match is None:
+        return 2
+    lead = match.group(1)
+    return "\t" if "\t" in lead else len(lead)
 
 
 def _table(path: Path, data: dict[str, Any], key: str, kind: type) -> Any:
