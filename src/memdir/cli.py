@@ -964,9 +964,9 @@ def demo(directory: Path | None, keep: bool) -> None:
             shutil.rmtree(target, ignore_errors=True)
 
 
-# Agent-facing commands (serve, tools, prompt, write) and `consolidate` live in their own
-# modules.
-from memdir import cli_agent, cli_consolidate  # noqa: E402,F401
+# Agent-facing commands (serve, tools, prompt, write), `consolidate` and the capture commands
+# (hook, install) live in their own modules.
+from memdir import cli_agent, cli_capture, cli_consolidate  # noqa: E402,F401
 
 
 def main() -> None:

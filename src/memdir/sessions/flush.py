@@ -30,18 +30,22 @@ preferences, dates, names, numbers and to-dos, and the result says so.
 from __future__ import annotations
 
 import json
+import logging
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime, tzinfo
+from pathlib import Path
 
 from memdir.config import Config
 from memdir.errors import LLMError
 from memdir.llm.chat import NO_REPLY, ChatModel, Message, is_silent_reply
 from memdir.llm.extractive import ExtractiveSummarizer
+from memdir.sessions.notes import clean_reply, fresh_lines, read_text, target
 from memdir.sessions.transcript import TranscriptMessage
 from memdir.text import weighted_length
+from memdir.writer import append_note
 
 __all__ = [
     "DEFAULT_PROMPT",
@@ -56,7 +60,10 @@ __all__ = [
     "estimate_tokens",
     "flush_threshold",
     "run_flush_model",
+    "write_flush",
 ]
+
+log = logging.getLogger(__name__)
 
 TARGET_HINT = "Store durable memories only in memory/YYYY-MM-DD.md: your reply is written there."
 APPEND_HINT = (
@@ -379,3 +386,59 @@ def _extractive(
     answer = summarizer.complete(said, max_tokens=max_tokens) if said else None
     text = answer.text if answer is not None else NO_REPLY
     return ModelNote(text, _silent(text), summarizer.provider, summarizer.model, reason)
+
+
+def write_flush(
+    config: Config,
+    messages: Sequence[TranscriptMessage],
+    plan: FlushPlan,
+    model: ChatModel,
+    *,
+    reason: str,
+    max_tokens: int,
+    input_tokens: int,
+) -> tuple[FlushResult, Path]:
+    """Run one flush over ``messages`` (those since the last flush) and append its note to
+    ``plan.relative_path``, minus what that file already says; the result and the file's
+    absolute path. Shared by :meth:`Session.flush <memdir.sessions.Session.flush>` and the
+    Claude Code hook; the caller keeps the bookkeeping (which messages were flushed, the
+    cycle) and indexes the file. A failing model never fails it (the fallback writes the
+    note); a file that cannot be written raises :class:`~memdir.errors.StorageError` or
+    :class:`~memdir.errors.PathError`."""
+    path = target(config.workspace, plan.relative_path)
+    existing = read_text(path)
+    note, warnings = run_flush_model(
+        model, messages, plan, existing, max_tokens=max_tokens, input_tokens=input_tokens
+    )
+    if note.fallback_reason:
+        log.info("flush by the extractive fallback: %s", note.fallback_reason)
+    result = FlushResult(
+        False,
+        plan.relative_path,
+        reason,
+        provider=note.provider,
+        model=note.model,
+        fallback=bool(note.fallback_reason),
+        fallback_reason=note.fallback_reason,
+        messages=len(messages),
+        warnings=tuple(warnings),
+    )
+    text = "" if note.silent else fresh_lines(clean_reply(note.text), existing)
+    if not text:
+        return replace(result, skipped="silent" if note.silent else "duplicate"), path
+    written = append_note(
+        path,
+        text,
+        header=f"# {plan.date}\n\n",
+        allow_hardlinks=config["limits.allow_hardlinks"],
+    )
+    return (
+        replace(
+            result,
+            written=True,
+            text=text,
+            start_line=written.start_line,
+            end_line=written.end_line,
+        ),
+        path,
+    )

@@ -34,10 +34,10 @@ from memdir.sessions.flush import (
     build_flush_plan,
     decide_flush,
     estimate_tokens,
-    run_flush_model,
+    write_flush,
 )
 from memdir.sessions.hook import HookResult, HookSettings, write_session_memory
-from memdir.sessions.notes import clean_reply, fresh_lines, read_text, target, user_zone
+from memdir.sessions.notes import user_zone
 from memdir.sessions.records import (
     Timestamp,
     compaction_record,
@@ -48,7 +48,6 @@ from memdir.sessions.records import (
 )
 from memdir.sessions.store import SessionState, SessionStore, check_session_id, new_session_id
 from memdir.sessions.transcript import TranscriptMessage, read_transcript
-from memdir.writer import append_note
 
 __all__ = ["AsyncSession", "MemoryLike", "Session"]
 
@@ -358,46 +357,18 @@ class Session:
             if not any(m.conversational for m in new):
                 self._update(**done)
                 return FlushResult(False, plan.relative_path, reason, skipped="nothing-new")
-            path = target(self.config.workspace, plan.relative_path)
-            existing = read_text(path)
-            note, warnings = run_flush_model(
-                self.llm,
+            result, path = write_flush(
+                self.config,
                 new,
                 plan,
-                existing,
+                self.llm,
+                reason=reason,
                 max_tokens=self.flush_max_tokens,
                 input_tokens=self.flush_input_tokens,
             )
-            if note.fallback_reason:
-                log.info("flush by the extractive fallback: %s", note.fallback_reason)
-            result = FlushResult(
-                False,
-                plan.relative_path,
-                reason,
-                provider=note.provider,
-                model=note.model,
-                fallback=bool(note.fallback_reason),
-                fallback_reason=note.fallback_reason,
-                messages=len(new),
-            )
-            text = "" if note.silent else fresh_lines(clean_reply(note.text), existing)
-            if text:
-                written = append_note(
-                    path,
-                    text,
-                    header=f"# {plan.date}\n\n",
-                    allow_hardlinks=self.config["limits.allow_hardlinks"],
-                )
+            warnings = list(result.warnings)
+            if result.written:
                 warnings.extend(self._index(path))
-                result = replace(
-                    result,
-                    written=True,
-                    text=text,
-                    start_line=written.start_line,
-                    end_line=written.end_line,
-                )
-            else:
-                result = replace(result, skipped="silent" if note.silent else "duplicate")
             self._update(
                 **done,
                 flush_count=state.flush_count + 1,
