@@ -89,9 +89,12 @@ def keyword_search(
     holds = [term_matcher(t) for t in terms]
     scored = []
     for position, row in enumerate(rows):
-        body = match_text(embed_input(row.chunk.context, row.chunk.text))
-        share = sum(weight[t] for t, h in zip(terms, holds, strict=True) if h(body))
-        share = share / mass if mass else 0.0
+        if len(terms) == 1:
+            share = 1.0 if mass else 0.0  # FTS5 matched the one term: nothing to test
+        else:
+            body = match_text(embed_input(row.chunk.context, row.chunk.text))
+            share = sum(weight[t] for t, h in zip(terms, holds, strict=True) if h(body))
+            share = share / mass if mass else 0.0
         score = PRESENCE_WEIGHT * min(1.0, share) + (1 - PRESENCE_WEIGHT) * coverage_score(
             row.rank, bm25_mass
         )
