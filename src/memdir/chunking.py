@@ -42,6 +42,7 @@ from memdir.markdown import (
 from memdir.text import replace_surrogates, weighted_length
 
 __all__ = [
+    "NOT_JSON",
     "STRATEGIES",
     "Chunk",
     "SessionText",
@@ -51,8 +52,10 @@ __all__ = [
     "embed_input",
     "flatten_session",
     "make_chunk",
+    "parse_jsonl_line",
     "sha256_hex",
     "split_lines",
+    "timestamp_ms",
 ]
 
 STRATEGIES = ("structure", "window")
@@ -200,7 +203,8 @@ class SessionText:
 
 _WS = re.compile(r"\s+")
 _MAX_MS = 2**63 - 1  # a signed 64-bit integer, as SQLite stores it
-_INVALID = object()
+NOT_JSON = object()
+"""What :func:`parse_jsonl_line` returns for a line that is not valid JSON."""
 
 
 def _message_text(content: object) -> str:
@@ -218,7 +222,7 @@ def _message_text(content: object) -> str:
     return ""
 
 
-def _timestamp_ms(value: object) -> int:
+def timestamp_ms(value: object) -> int:
     """Milliseconds since the epoch (numbers below 1e11 are seconds, strings ISO 8601), or 0
     for anything else: a bool, a non-finite or out-of-range number, an unparseable string."""
     ms: float | int
@@ -242,8 +246,8 @@ def _reject_constant(name: str) -> object:
     raise ValueError(f"{name} is not JSON")
 
 
-def _record(line: str) -> object:
-    """The JSON value of one transcript line, or ``_INVALID`` if it is not valid JSON.
+def parse_jsonl_line(line: str) -> object:
+    """The JSON value of one transcript line, or ``NOT_JSON`` if it is not valid JSON.
 
     As in JavaScript's ``JSON.parse``: ``NaN`` and ``Infinity`` are refused, and so are raw
     control characters (a NUL byte) inside strings. Nesting too deep to parse counts as invalid.
@@ -251,7 +255,7 @@ def _record(line: str) -> object:
     try:
         return json.loads(line, parse_constant=_reject_constant)
     except (ValueError, RecursionError):
-        return _INVALID
+        return NOT_JSON
 
 
 def flatten_session(raw: str, *, redact: Callable[[str], str] | None = None) -> SessionText:
@@ -270,8 +274,8 @@ def flatten_session(raw: str, *, redact: Callable[[str], str] | None = None) -> 
     for number, line in enumerate(raw.split("\n"), start=1):
         if not line.strip():
             continue
-        record = _record(line)
-        if record is _INVALID:
+        record = parse_jsonl_line(line)
+        if record is NOT_JSON:
             bad.append(number)
             continue
         if not isinstance(record, dict) or record.get("type") != "message":
@@ -286,7 +290,7 @@ def flatten_session(raw: str, *, redact: Callable[[str], str] | None = None) -> 
         text = replace_surrogates(text)
         lines.append(f"{label}: {redact(text) if redact else text}")
         line_map.append(number)
-        stamps.append(_timestamp_ms(message.get("timestamp", record.get("timestamp"))))
+        stamps.append(timestamp_ms(message.get("timestamp", record.get("timestamp"))))
     return SessionText("\n".join(lines), tuple(line_map), tuple(stamps), tuple(bad))
 
 

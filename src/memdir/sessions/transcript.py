@@ -33,14 +33,12 @@ is ``torn_line``. :attr:`Transcript.problems` says both in words.
 
 from __future__ import annotations
 
-import json
-import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from datetime import datetime
 from pathlib import Path
 
+from memdir.chunking import NOT_JSON, parse_jsonl_line, timestamp_ms
 from memdir.errors import StorageError
 from memdir.text import replace_surrogates
 
@@ -53,9 +51,6 @@ __all__ = [
     "read_transcript",
     "timestamp_ms",
 ]
-
-_MAX_MS = 2**63 - 1
-_INVALID = object()
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,8 +193,8 @@ def parse_transcript(data: bytes | str) -> Transcript:
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
-        record = _parse_line(line)
-        if record is _INVALID:
+        record = parse_jsonl_line(line)
+        if record is NOT_JSON:
             if number == len(lines) and not ends_clean:
                 reader.torn_line = number
             else:
@@ -208,37 +203,6 @@ def parse_transcript(data: bytes | str) -> Transcript:
         if isinstance(record, dict):
             reader.take(record, number)
     return reader.result(len(raw))
-
-
-def _reject_constant(name: str) -> object:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _parse_line(line: str) -> object:
-    try:
-        return json.loads(line, parse_constant=_reject_constant)
-    except (ValueError, RecursionError):
-        return _INVALID
-
-
-def timestamp_ms(value: object) -> int:
-    """Milliseconds since the epoch from a number (below 1e11: seconds) or an ISO 8601 string;
-    0 for anything else."""
-    ms: float | int
-    if isinstance(value, bool):
-        return 0
-    if isinstance(value, int | float):
-        if isinstance(value, float) and not math.isfinite(value):
-            return 0
-        ms = value * 1000 if value < 1e11 else value
-    elif isinstance(value, str):
-        try:
-            ms = datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000
-        except (ValueError, OverflowError, OSError):
-            return 0
-    else:
-        return 0
-    return int(ms) if -_MAX_MS <= ms <= _MAX_MS else 0
 
 
 def _int(value: object) -> int:
