@@ -538,10 +538,10 @@ def test_session_chunks_get_the_transcript_name_and_first_date() -> None:
     session = flatten_session(raw)
     (chunk,) = chunk_session(session, name="abc", zone=UTC)
     assert (chunk.start_line, chunk.end_line) == (2, 4)
-    assert chunk.context == "session abc"
+    assert chunk.context == "session abc › messages 1–3"
     assert chunk.date == "2026-01-02"
     (tokyo,) = chunk_session(session, name="abc", zone=ZoneInfo("Asia/Tokyo"))
     assert tokyo.date == "2026-01-03"  # 08:30 the next morning there
     assert tokyo.text == chunk.text == "\n".join(session.text.split("\n"))
     (undated,) = chunk_session(flatten_session(_jsonl([_msg("x")])), name="n")
-    assert (undated.context, undated.date) == ("session n", None)
+    assert (undated.context, undated.date) == ("session n › message 1", None)

@@ -37,7 +37,7 @@ from memdir.errors import (
     UsageError,
     WorkspaceError,
 )
-from memdir.index import Chunking, Index, Progress, SyncReport, sync_index
+from memdir.index import Chunking, Index, Progress, SessionDelta, SyncReport, sync_index
 from memdir.index.store import is_corruption
 from memdir.redact import Redactor, build_patterns
 from memdir.search import SearchResponse, SearchSettings, run_search
@@ -233,7 +233,6 @@ class Memory:
         self._dirty = True
 
     # -- indexing --------------------------------------------------------------------------
-    @_recovering
     def sync(
         self,
         *,
@@ -251,7 +250,24 @@ class Memory:
         still missing a vector is then embedded; if the embedder fails, the text index is still
         updated and ``report.vectors["error"]`` says why. Another process writing the index is
         waited on for up to ``lock_timeout`` seconds, then :class:`IndexBusyError` is raised.
+        Every change is indexed, transcripts included: the ``sessions.delta_*`` thresholds
+        hold only for the syncs a search, :meth:`refresh` or the watcher runs.
         """
+        return self._sync(
+            force=force, progress=progress, embed=embed, paths=paths, lock_timeout=lock_timeout
+        )
+
+    @_recovering
+    def _sync(
+        self,
+        *,
+        force: bool = False,
+        progress: Progress | None = None,
+        embed: bool = True,
+        paths: Sequence[str | os.PathLike[str]] | None = None,
+        lock_timeout: float = _SYNC_LOCK_WAIT_S,
+        delta: bool = False,
+    ) -> SyncReport:
         self._check_open()
         if not self.index.lock.acquire(timeout=lock_timeout):
             raise IndexBusyError(
@@ -262,6 +278,7 @@ class Memory:
                 force=force,
                 progress=progress,
                 paths=None if paths is None else [os.fspath(p) for p in paths],
+                delta=delta,
             )
         finally:
             self.index.lock.release()
@@ -396,8 +413,23 @@ class Memory:
             None,
         )
 
+    def _session_delta(self) -> SessionDelta | None:
+        """The ``sessions.delta_*`` thresholds, when transcripts are indexed."""
+        if "sessions" not in self.workspace.sources:
+            return None
+        return SessionDelta(
+            bytes=self.config["sessions.delta_bytes"],
+            messages=self.config["sessions.delta_messages"],
+            debounce_ms=self.config["sessions.debounce_ms"],
+        )
+
     def _sync_locked(
-        self, *, force: bool, progress: Progress | None, paths: list[str] | None = None
+        self,
+        *,
+        force: bool,
+        progress: Progress | None,
+        paths: list[str] | None = None,
+        delta: bool = False,
     ) -> SyncReport:
         with self._sync_mutex:
             self._dirty = False
@@ -415,12 +447,26 @@ class Memory:
                     progress=progress,
                     paths=paths,
                     redact=self.redactor.redact,
+                    delta=self._session_delta() if delta else None,
                 )
             except BaseException:
                 self._dirty = True
                 raise
             self._last_report = report
+            if report.deferred:
+                self._recheck_later(report.deferred)
             return report
+
+    def _recheck_later(self, deferred: list[str]) -> None:
+        """Transcripts left as indexed because they grew too little, too recently: a live
+        watcher looks at them again once ``sessions.debounce_ms`` has passed (without one,
+        every search looks anyway)."""
+        watcher = self._watcher
+        if watcher is None or not watcher.alive:
+            return
+        folder = self.workspace.sessions_dir
+        paths = [str(folder / rel.partition("/")[2]) for rel in deferred]
+        watcher.recheck(paths, self.config["sessions.debounce_ms"] / 1000 + 0.05)
 
     def mark_dirty(self) -> None:
         """Tell the next search to re-check the files (the watcher calls this)."""
@@ -445,7 +491,7 @@ class Memory:
                 pending = self._watcher.take_pending() if watching and self._watcher else []
                 if pending is not None:
                     targets = [*(os.fspath(p) for p in paths), *pending]
-            self._sync_locked(force=False, progress=None, paths=targets)
+            self._sync_locked(force=False, progress=None, paths=targets, delta=True)
         finally:
             self.index.lock.release()
         return self._refresh_vectors()
@@ -460,7 +506,7 @@ class Memory:
         try:
             # With a live watcher only the files it saw change are looked at.
             paths = self._watcher.take_pending() if watching and self._watcher else None
-            self._sync_locked(force=False, progress=None, paths=paths)
+            self._sync_locked(force=False, progress=None, paths=paths, delta=True)
         finally:
             self.index.lock.release()
         return self._refresh_vectors()
@@ -706,7 +752,8 @@ class Memory:
 
         def resync() -> None:
             try:
-                report = self.sync(paths=self._watcher.take_pending() if self._watcher else None)
+                pending = self._watcher.take_pending() if self._watcher else None
+                report = self._sync(paths=pending, delta=True)
             except StorageError as exc:
                 log.warning("watch sync failed: %s", exc)
                 self.mark_dirty()

@@ -14,9 +14,10 @@ Two upstream flaws are fixed here: a chunk made only of carried-over overlap lin
 emitted (upstream emits a near-duplicate chunk whenever a long line follows the overlap), and the
 pieces of one long line are re-joined without inventing newlines that the file does not have.
 
-Session transcripts (JSONL) are flattened to one ``User: …`` / ``Assistant: …`` line per message
-with a map back to JSONL line numbers, so citations point into the transcript itself.
-:func:`chunk_session` windows them and names each chunk after its transcript and first date.
+Session transcripts (JSONL, OpenClaw's or Claude Code's) are flattened to one ``User: …`` /
+``Assistant: …`` line per message with a map back to JSONL line numbers, so citations point into
+the transcript itself. :func:`chunk_session` windows them and names each chunk after its
+transcript, the messages it holds and its first date.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ __all__ = [
     "embed_input",
     "flatten_session",
     "make_chunk",
+    "message_range",
     "parse_jsonl_line",
     "sha256_hex",
     "split_lines",
@@ -259,18 +261,20 @@ def parse_jsonl_line(line: str) -> object:
 
 
 def flatten_session(raw: str, *, redact: Callable[[str], str] | None = None) -> SessionText:
-    """Flatten an OpenClaw-style JSONL transcript (spec §1.5).
+    """Flatten an OpenClaw-style JSONL transcript (spec §1.5), or a Claude Code one.
 
     Only ``{"type": "message"}`` records from ``user`` or ``assistant`` are kept; blank lines
     are skipped, and so are lines that are not valid JSON, which are listed in ``bad_lines``.
     Text blocks have their whitespace collapsed so each message is exactly one line, which
     ``redact`` (e.g. :meth:`memdir.redact.Redactor.redact`) then masks secrets in, as upstream
-    redacts transcripts before indexing them.
+    redacts transcripts before indexing them. A file whose records are mostly Claude Code's
+    (``{"type": "user"|"assistant", "message": …}``) is read as Claude Code writes it.
     """
     lines: list[str] = []
     line_map: list[int] = []
     stamps: list[int] = []
     bad: list[int] = []
+    openclaw = claude = 0
     for number, line in enumerate(raw.split("\n"), start=1):
         if not line.strip():
             continue
@@ -278,7 +282,14 @@ def flatten_session(raw: str, *, redact: Callable[[str], str] | None = None) -> 
         if record is NOT_JSON:
             bad.append(number)
             continue
-        if not isinstance(record, dict) or record.get("type") != "message":
+        if not isinstance(record, dict):
+            continue
+        kind = record.get("type")
+        if kind in ("session", "message", "compaction"):
+            openclaw += 1
+        elif kind in ("user", "assistant") and isinstance(record.get("message"), dict):
+            claude += 1
+        if kind != "message":
             continue
         message = record.get("message")
         if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
@@ -291,7 +302,31 @@ def flatten_session(raw: str, *, redact: Callable[[str], str] | None = None) -> 
         lines.append(f"{label}: {redact(text) if redact else text}")
         line_map.append(number)
         stamps.append(timestamp_ms(message.get("timestamp", record.get("timestamp"))))
+    if claude > openclaw:
+        return _flatten_claude_code(raw, redact)
     return SessionText("\n".join(lines), tuple(line_map), tuple(stamps), tuple(bad))
+
+
+def _flatten_claude_code(raw: str, redact: Callable[[str], str] | None) -> SessionText:
+    """A Claude Code transcript, read by :func:`memdir.sessions.parse_transcript` (its notes,
+    sub-agent turns, tool results and command output left out, one answer written as several
+    records joined back into one message), flattened as OpenClaw's: a line per message."""
+    from memdir.sessions.transcript import parse_transcript  # only for Claude Code transcripts
+
+    transcript = parse_transcript(raw)
+    lines: list[str] = []
+    line_map: list[int] = []
+    stamps: list[int] = []
+    for message in transcript.conversation:
+        text = _WS.sub(" ", message.text).strip()
+        label = "User" if message.role == "user" else "Assistant"
+        lines.append(f"{label}: {redact(text) if redact else text}")
+        line_map.append(message.line)
+        stamps.append(message.timestamp_ms)
+    bad = transcript.bad_lines
+    if transcript.torn_line is not None:
+        bad = (*bad, transcript.torn_line)
+    return SessionText("\n".join(lines), tuple(line_map), tuple(stamps), bad)
 
 
 def chunk_session(
@@ -302,17 +337,24 @@ def chunk_session(
     overlap: int = 80,
     zone: tzinfo | None = None,
 ) -> list[Chunk]:
-    """Window a flattened transcript; every chunk gets the context ``session <name>`` and the
-    date (in ``zone``, else the system's) of its first message that has a timestamp."""
+    """Window a flattened transcript; every chunk gets the context ``session <name> › messages
+    <first>–<last>`` (the messages it holds, counted from 1 among the messages kept, so
+    ``message 5`` for one) and the date (in ``zone``, else the system's) of its first message
+    that has a timestamp."""
     chunks = []
     for c in chunk_text(session.text, tokens=tokens, overlap=overlap):
         stamps = [ms for ms in session.timestamps_ms[c.start_line - 1 : c.end_line] if ms]
-        context = f"session {name}"
+        context = f"session {name}{_SEP}{message_range(c.start_line, c.end_line)}"
         day = _day_of_ms(stamps[0], zone) if stamps else None
         chunks.append(
             session.remap(make_chunk(c.start_line, c.end_line, c.text, context=context, date=day))
         )
     return chunks
+
+
+def message_range(first: int, last: int) -> str:
+    """``messages 5–12``, or ``message 5`` for one."""
+    return f"message {first}" if first >= last else f"messages {first}–{last}"
 
 
 def _day_of_ms(ms: int, zone: tzinfo | None) -> str | None:

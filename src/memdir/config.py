@@ -255,6 +255,30 @@ SETTINGS: tuple[Setting, ...] = (
         "Folder of JSONL session transcripts, relative to the workspace or absolute.",
     ),
     Setting(
+        "sessions.delta_bytes",
+        100_000,
+        int,
+        "A transcript being appended to is re-indexed (outside `memdir index`) once it has grown"
+        " this many bytes since it was last indexed (bytes or text such as '100kb'; 0: on any growth), or by"
+        " sessions.delta_messages, or after sessions.debounce_ms of quiet.",
+        _at_least(0),
+        parse=parse_byte_size,
+    ),
+    Setting(
+        "sessions.delta_messages",
+        50,
+        int,
+        "Or once it has grown this many JSONL lines (0: not counted).",
+        _at_least(0),
+    ),
+    Setting(
+        "sessions.debounce_ms",
+        5000,
+        int,
+        "Or once it has not been written to for this long.",
+        _between(0, 3_600_000),
+    ),
+    Setting(
         "index.path",
         f"{STATE_DIRNAME}/index.sqlite",
         str,

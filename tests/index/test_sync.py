@@ -354,7 +354,7 @@ def test_an_openclaw_workspace_indexes_with_headings_and_dates(
         hits = {h.citation: (h.heading, h.date) for h in m.search("NATS", min_score=0.0)}
         assert hits == {
             "memory/2026-08-04.md#L6-L7": ("2026-08-04", "2026-08-04"),
-            "sessions/5f1c.jsonl#L2": ("session 5f1c", "2026-08-06"),
+            "sessions/5f1c.jsonl#L2": ("session 5f1c › message 1", "2026-08-06"),
         }
         (pitch,) = m.search("vendor pitched", min_score=0.0)
         assert pitch.heading == "Session: 2026-08-05 10:00:00 UTC"
@@ -544,7 +544,8 @@ def test_session_only_source_and_sessions_dir_outside(tmp_path: Path, write: Wri
 
 def test_session_edit_and_removal_follow_the_file(tmp_path: Path, write: WriteFile) -> None:
     path = write(tmp_path, "sessions/a.jsonl", _jsonl([_msg("user", "first gecko")]))
-    with Memory(tmp_path, overrides=SESSIONS) as m:
+    # Any growth is indexed at the next search (see tests/sessions/test_delta.py for less).
+    with Memory(tmp_path, overrides={**SESSIONS, "sessions.delta_bytes": 0}) as m:
         assert _paths(m, "gecko") == ["sessions/a.jsonl"]
         with path.open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(_msg("assistant", "second iguana")) + "\n")

@@ -2,7 +2,14 @@
 
 from memdir.index.lock import WriterLock
 from memdir.index.store import ChunkRow, FileRow, Index, KeywordRow, VectorState
-from memdir.index.sync import Chunking, Progress, SyncReport, index_shape, sync_index
+from memdir.index.sync import (
+    Chunking,
+    Progress,
+    SessionDelta,
+    SyncReport,
+    index_shape,
+    sync_index,
+)
 
 __all__ = [
     "ChunkRow",
@@ -11,6 +18,7 @@ __all__ = [
     "Index",
     "KeywordRow",
     "Progress",
+    "SessionDelta",
     "SyncReport",
     "VectorState",
     "WriterLock",

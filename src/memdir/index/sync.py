@@ -33,7 +33,7 @@ from memdir.index.store import FileRow, Index
 from memdir.text import TOKENIZER_VERSION
 from memdir.workspace import Problem, SourceFile, Workspace
 
-__all__ = ["Chunking", "Progress", "SyncReport", "index_shape", "sync_index"]
+__all__ = ["Chunking", "Progress", "SessionDelta", "SyncReport", "index_shape", "sync_index"]
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +41,10 @@ Progress = Callable[[str, int, int], None]
 """Called as ``progress(phase, done, total)``; phases are ``scan``, ``index`` and ``embed``."""
 
 _RACY_NS = 2_000_000_000  # a file modified this close to its indexing time is always re-hashed
+
+TRANSCRIPTS = 2
+"""How transcripts are flattened, part of the index shape. 2: Claude Code transcripts are read
+too, and each chunk's context names the messages it holds."""
 
 
 @dataclass(slots=True)
@@ -51,12 +55,16 @@ class SyncReport:
     files_indexed: int = 0
     files_unchanged: int = 0
     files_removed: int = 0
+    files_deferred: int = 0
+    """Transcripts that grew, but by less than the delta thresholds and too recently (see
+    :class:`SessionDelta`): still indexed as they were; their paths are in ``deferred``."""
     chunks_written: int = 0
     full_rebuild: bool = False
     rebuild_reason: str | None = None
     seconds: float = 0.0
     problems: list[Problem] = field(default_factory=list)
     vectors: dict[str, object] | None = None
+    deferred: list[str] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -68,6 +76,7 @@ class SyncReport:
             "files_indexed": self.files_indexed,
             "files_unchanged": self.files_unchanged,
             "files_removed": self.files_removed,
+            "files_deferred": self.files_deferred,
             "chunks_written": self.chunks_written,
             "full_rebuild": self.full_rebuild,
             "rebuild_reason": self.rebuild_reason,
@@ -90,6 +99,7 @@ def index_shape(
         "chunk_tokens": tokens,
         "chunk_overlap": overlap,
         "chunk_strategy": strategy,
+        "transcripts": TRANSCRIPTS,
     }
     if strategy == "structure":
         shape["timezone"] = timezone
@@ -162,6 +172,61 @@ def _bad_lines_problem(path: str, lines: tuple[int, ...]) -> Problem | None:
     return Problem(path, "bad-lines", f"{which} not valid JSON; skipped")
 
 
+@dataclass(frozen=True, slots=True)
+class SessionDelta:
+    """When a transcript that is being appended to is indexed again (spec §4.5).
+
+    A transcript already in the index that has grown since is re-indexed once it has grown by
+    ``bytes`` or by ``messages`` JSONL lines since it was last indexed, or once it has been
+    quiet (not modified) for ``debounce_ms``; until then it is left as it was indexed.
+    ``bytes`` of 0 or less is reached by any growth; ``messages`` of 0 or less turns the
+    message count off, as upstream. A transcript that shrank (rewritten or
+    rotated) or kept its size, and one not in the index yet, are indexed as any file is. The
+    decision needs only the size recorded in the ``files`` table when the transcript was
+    indexed: the messages since are the newlines in the bytes past it, so it holds across
+    restarts. Explicit syncs (``memdir index``, :meth:`memdir.Memory.sync`) pass no
+    ``SessionDelta`` and index every change.
+    """
+
+    bytes: int = 100_000
+    messages: int = 50
+    debounce_ms: int = 5_000
+    now_ns: int = 0
+    """The current time (``time.time_ns()`` when 0)."""
+
+    def defers(self, row: FileRow | None, file: SourceFile) -> bool:
+        """Whether ``file`` (a transcript) is left as ``row`` says it was indexed."""
+        if row is None or file.source != "sessions" or file.size <= row.size:
+            return False
+        now = self.now_ns or time.time_ns()
+        if now - file.mtime_ns >= self.debounce_ms * 1_000_000:
+            return False
+        grown = file.size - row.size
+        if _hit(grown, self.bytes):
+            return False
+        if self.messages <= 0:  # the message count is off: only bytes count
+            return True
+        return not _hit(_newlines(file, row.size, self.messages), self.messages)
+
+
+def _hit(pending: int, threshold: int) -> bool:
+    return pending > 0 if threshold <= 0 else pending >= threshold
+
+
+def _newlines(file: SourceFile, start: int, enough: int) -> int:
+    """The newlines in ``file`` from byte ``start`` on, counted up to ``enough``; a file that
+    cannot be read counts as ``enough`` (so it is indexed, and the problem reported)."""
+    count = 0
+    try:
+        with open(file.abs, "rb") as handle:
+            handle.seek(start)
+            while count < enough and (block := handle.read(65536)):
+                count += block.count(b"\n")
+    except OSError:
+        return enough
+    return count
+
+
 def _unchanged_by_stat(row: FileRow | None, file: SourceFile) -> bool:
     if row is None or row.size != file.size or row.mtime_ns != file.mtime_ns:
         return False
@@ -176,8 +241,10 @@ class _Syncer:
         chunking: Chunking,
         progress: Progress | None,
         redact: Callable[[str], str] | None = None,
+        delta: SessionDelta | None = None,
     ) -> None:
         self.ws = workspace
+        self.delta = delta
         self.index = index
         self.chunking = chunking
         self.redact = redact
@@ -202,6 +269,8 @@ class _Syncer:
             if _unchanged_by_stat(row, file):
                 self.report.files_unchanged += 1
                 self.unchanged.add(file.path)
+            elif self._defer(row, file):
+                pass
             else:
                 pending.append(self._prepare(file, row))
                 if len(pending) >= batch:
@@ -225,11 +294,20 @@ class _Syncer:
         for f in found.files:
             if _unchanged_by_stat(rows.get(f.path), f):
                 self.unchanged.add(f.path)
-            else:
+                self.report.files_unchanged += 1
+            elif not self._defer(rows.get(f.path), f):
                 pending.append(self._prepare(f, rows.get(f.path)))
-        self.report.files_unchanged += len(found.files) - len(pending)
         self._write(None, pending, stale=[p for p in gone if p in rows])
         return touched | {p.path for p in found.problems}
+
+    def _defer(self, row: FileRow | None, file: SourceFile) -> bool:
+        """Leave a growing transcript as it was indexed (see :class:`SessionDelta`)."""
+        if self.delta is None or not self.delta.defers(row, file):
+            return False
+        self.report.files_deferred += 1
+        self.report.deferred.append(file.path)
+        self.unchanged.add(file.path)  # the problems recorded when it was indexed still hold
+        return True
 
     def _prepare(
         self, file: SourceFile, row: FileRow | None
@@ -308,17 +386,20 @@ def sync_index(
     progress: Progress | None = None,
     paths: list[str] | None = None,
     redact: Callable[[str], str] | None = None,
+    delta: SessionDelta | None = None,
 ) -> SyncReport:
     """Bring ``index`` up to date with the files of ``workspace``. Call with the writer lock held.
 
     ``paths`` (changed files a watcher reported) limits the work to those files; a full scan is
     done anyway when one of them is a folder or the index needs a rebuild. ``redact`` masks
-    secrets in session transcripts as they are flattened.
+    secrets in session transcripts as they are flattened. ``delta`` leaves a transcript that
+    grew by less than its thresholds as it was indexed (never on a rebuild); without it every
+    change is indexed.
     """
     started = time.perf_counter()
     shape = chunking.shape()
     reason = "forced" if force else index.shape_mismatch(shape)
-    syncer = _Syncer(workspace, index, chunking, progress, redact)
+    syncer = _Syncer(workspace, index, chunking, progress, redact, None if reason else delta)
     touched = syncer.run_paths(paths) if reason is None and paths is not None else None
     if touched is not None:
         with index.transaction() as conn:

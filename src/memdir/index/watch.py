@@ -5,7 +5,9 @@ where ``watchfiles`` missed some). Events only mark the index dirty and (re)star
 timer; when no event has arrived for ``debounce_s`` the ``on_settled`` callback runs a sync. A
 periodic rescan catches anything the operating system did not report (network filesystems,
 overflowed event queues). Editors that save by renaming a temp file over the original produce
-move events, which are handled like any other change.
+move events, which are handled like any other change. Transcripts a sync left as they were
+indexed (grown by less than the ``sessions.delta_*`` thresholds) are reported again once
+``sessions.debounce_ms`` has passed (:meth:`Watcher.recheck`).
 """
 
 from __future__ import annotations
@@ -85,6 +87,8 @@ class Watcher:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._pending: set[str] | None = set()
+        self._recheck: threading.Timer | None = None
+        self._recheck_paths: set[str] = set()
         self._rescanner: threading.Thread | None = None
 
     @property
@@ -141,6 +145,28 @@ class Watcher:
             self._timer.daemon = True
             self._timer.start()
 
+    def recheck(self, paths: Iterable[str], delay_s: float) -> None:
+        """Report ``paths`` as changed again in ``delay_s`` (transcripts a sync left as they
+        were indexed because they grew too little, too recently). A recheck already due is not
+        put off: the paths join it, so a transcript written to without pause cannot starve the
+        others."""
+        with self._lock:
+            if self._stop.is_set():
+                return
+            self._recheck_paths.update(paths)
+            if self._recheck is not None and self._recheck.is_alive():
+                return
+            self._recheck = threading.Timer(delay_s, self._fire_recheck)
+            self._recheck.daemon = True
+            self._recheck.start()
+
+    def _fire_recheck(self) -> None:
+        with self._lock:
+            paths, self._recheck_paths = sorted(self._recheck_paths), set()
+            self._recheck = None
+        if paths and not self._stop.is_set():
+            self.poke(paths)
+
     def take_pending(self) -> list[str] | None:
         """The changed paths seen since the last call (``None``: rescan everything)."""
         with self._lock:
@@ -174,6 +200,8 @@ class Watcher:
         with self._lock:
             if self._timer is not None:
                 self._timer.cancel()
+            if self._recheck is not None:
+                self._recheck.cancel()
         self._observer.stop()
         if self._observer.is_alive():
             self._observer.join(timeout=5)
