@@ -68,13 +68,14 @@ def replay_cmd(
       memdir replay ~/.claude/projects/-home-me-app/0b6c….jsonl
       memdir replay locomo10.json --conversation conv-26 --json
     """
+    from memdir.api import Memory
     from memdir.sessions.notes import user_zone
     from memdir.sessions.replay import DEFAULT_CONTEXT_TOKENS, ReplayReport, load_recording, replay
 
-    opener = click.get_current_context().meta["memdir.open"]
-    memory = opener()
+    config = click.get_current_context().meta["memdir.config"]()
+    config.workspace.mkdir(parents=True, exist_ok=True)  # a new workspace for the replay is fine
+    memory = Memory(config=config)
     try:
-        memory.config.workspace.mkdir(parents=True, exist_ok=True)
         zone, _ = user_zone(memory.config)
         fmt, sessions = load_recording(file, zone=zone)
         if conversations:
