@@ -170,3 +170,29 @@ def test_chat_flushes_before_the_context_fills_up(ws: Path, server: FakeServer) 
     last = server.requests[2].body
     assert isinstance(last, dict) and last["messages"][-1]["content"] == "Anything else?"
     assert "Sure." in result.stdout
+
+
+def test_a_tool_call_without_a_name_is_an_llm_error(server: FakeServer) -> None:
+    from memdir.errors import LLMError
+    from memdir.llm import OpenAIChat
+
+    bad = _tool_call("memory_search", {})
+    bad.body["choices"][0]["message"]["tool_calls"][0]["function"] = {"arguments": "{}"}  # type: ignore[index]
+    server.script(bad)
+    with OpenAIChat("m", base_url=server.url + "/v1", max_retries=0) as model:
+        with pytest.raises(LLMError, match="no function name"):
+            model.complete_with_tools([model.user_turn("hi")], tools=[])
+        server.script(_tool_call("memory_get", {"path": "MEMORY.md"}))
+        (call,) = model.complete_with_tools([model.user_turn("hi")]).tool_calls
+    assert (call.id, call.name, call.arguments) == ("call_1", "memory_get", {"path": "MEMORY.md"})
+    from memdir.llm import ChatResult
+
+    turn = model.assistant_turn(ChatResult("", "m", "openai", tool_calls=(call,)))
+    assert turn["content"] is None
+    assert turn["tool_calls"] == [
+        {
+            "id": "call_1",
+            "type": "function",
+            "function": {"name": "memory_get", "arguments": '{"path": "MEMORY.md"}'},
+        }
+    ]
