@@ -190,3 +190,28 @@ def test_replay_api_counts_and_times(tmp_path: Path, locomo: Path) -> None:
     assert len(report.hook_seconds) == 2 and len(report.flush_seconds) == report.flushes == 2
     data = report.to_dict()
     assert data["lines_written"] > 0 and "memory/2023-05-08.md" in data["files"]
+
+
+def test_our_own_transcript_replays_into_another_workspace(tmp_path: Path) -> None:
+    from datetime import UTC, datetime
+
+    from memdir import Session
+
+    source = tmp_path / "source"
+    source.mkdir()
+    when = datetime(2024, 3, 9, 18, 30, tzinfo=UTC)
+    mem = Memory(source, overrides={"embedding.provider": "none"})
+    with mem, Session(mem, clock=lambda: when, fsync=False) as session:
+        session.add({"role": "user", "content": "Remember: the boat is moored at pier 7."})
+        session.add({"role": "assistant", "content": "Noted, pier 7 in Sausalito."})
+        path = session.path
+    ws = tmp_path / "ws"
+    result = _run(ws, str(path), "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["format"] == "openclaw" and report["messages"] == 2
+    assert sorted(p.name for p in (ws / "memory").glob("*.md")) == [
+        "2024-03-09-1830.md",
+        "2024-03-09.md",
+    ]
+    assert "pier 7" in (ws / "memory" / "2024-03-09.md").read_text(encoding="utf-8")
