@@ -45,6 +45,7 @@ def test_a_result_is_silent_when_empty_or_no_reply_and_truncated_at_length() -> 
         "input_tokens": 3,
         "output_tokens": 1,
         "finish_reason": "length",
+        "tool_calls": (),
     }
 
 

@@ -5,7 +5,9 @@ and an offline fallback.
   :class:`ChatResult` (text, model, token counts, finish reason), and ``acomplete``, awaited.
 * :class:`OpenAIChat` (OpenAI and every OpenAI-compatible server: Ollama, vLLM, LM Studio) and
   :class:`AnthropicChat`, over httpx, with a total time limit per call, capped retries with
-  jittered back-off, and :class:`~memdir.errors.LLMError` for every failure.
+  jittered back-off, and :class:`~memdir.errors.LLMError` for every failure; both can also
+  offer tools (``complete_with_tools``, the calls in ``ChatResult.tool_calls`` as
+  :class:`ToolUse`), which ``memdir chat`` uses.
 * :class:`ExtractiveSummarizer`: the deterministic fallback that needs no model
   (``provider == model == "extractive"``), with ``summarize(text or messages, max_chars=…)``.
 * :func:`create_chat_model` picks one from the ``llm.*`` settings.
@@ -26,6 +28,7 @@ _LAZY = {
     "ChatResult": "memdir.llm.chat",
     "Message": "memdir.llm.chat",
     "MessageLike": "memdir.llm.chat",
+    "ToolUse": "memdir.llm.chat",
     "is_silent_reply": "memdir.llm.chat",
     "AnthropicChat": "memdir.llm.clients",
     "OpenAIChat": "memdir.llm.clients",
@@ -48,6 +51,7 @@ __all__ = [
     "MessageLike",
     "OpenAIChat",
     "RetryPolicy",
+    "ToolUse",
     "create_chat_model",
     "is_silent_reply",
 ]
@@ -59,6 +63,7 @@ if TYPE_CHECKING:
         ChatResult,
         Message,
         MessageLike,
+        ToolUse,
         is_silent_reply,
     )
     from memdir.llm.clients import AnthropicChat, OpenAIChat

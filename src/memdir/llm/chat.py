@@ -29,6 +29,7 @@ __all__ = [
     "Message",
     "MessageLike",
     "Role",
+    "ToolUse",
     "as_messages",
     "is_silent_reply",
 ]
@@ -52,6 +53,16 @@ class Message:
         return {"role": self.role, "content": self.content}
 
 
+@dataclass(frozen=True, slots=True)
+class ToolUse:
+    """A tool call the model asked for (``ChatResult.tool_calls``): its ``id``, the tool's
+    ``name`` and its ``arguments`` (an object; the JSON text when it was not valid JSON)."""
+
+    id: str
+    name: str
+    arguments: dict[str, object] | str
+
+
 MessageLike = Message | Mapping[str, object]
 """A :class:`Message`, or ``{"role": …, "content": …}`` with string or text-block content."""
 
@@ -63,7 +74,8 @@ class ChatResult:
     ``finish_reason`` is ``"stop"`` (the model finished), ``"length"`` (cut at ``max_tokens``)
     or the provider's own word for anything else (``"content_filter"``, ``"refusal"``, …).
     Token counts are ``None`` when the server did not report them. ``provider`` and ``model``
-    are ``"extractive"`` for the offline fallback, which uses no model.
+    are ``"extractive"`` for the offline fallback, which uses no model. ``tool_calls`` holds
+    the tools the model asked to call (only from ``complete_with_tools``).
     """
 
     text: str
@@ -72,6 +84,7 @@ class ChatResult:
     input_tokens: int | None = None
     output_tokens: int | None = None
     finish_reason: str = "stop"
+    tool_calls: tuple[ToolUse, ...] = ()
 
     @property
     def silent(self) -> bool:

@@ -1,6 +1,12 @@
 """Chat clients over httpx: :class:`OpenAIChat` (``/chat/completions``: OpenAI, Ollama, vLLM,
 LM Studio and most hosted models) and :class:`AnthropicChat` (``/v1/messages``).
 
+Both also take part in a tool-using conversation (``memdir chat``): :meth:`complete_with_tools`
+sends messages in the provider's own wire format with tool definitions in its format
+(``tool_format``: ``openai`` or ``anthropic``, as :func:`memdir.tools.tool_schemas` exports
+them) and returns the calls asked for in ``ChatResult.tool_calls``; :meth:`user_turn`,
+:meth:`assistant_turn` and :meth:`tool_results` build those wire messages.
+
 Both take the model, the base URL, the API key itself (:func:`memdir.llm.create_chat_model`
 reads it from the environment variable named in ``llm.api_key_env``), a total ``timeout_s`` per
 call and ``max_retries`` (or a whole :class:`~memdir.llm.RetryPolicy` as ``retry``, which
@@ -11,6 +17,7 @@ call opens its own, so it works from any event loop.
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Self
@@ -19,7 +26,7 @@ import httpx
 
 from memdir import __version__
 from memdir.errors import UsageError
-from memdir.llm.chat import ChatResult, Message, MessageLike, as_messages
+from memdir.llm.chat import ChatResult, Message, MessageLike, ToolUse, as_messages
 from memdir.llm.http import Endpoint, Malformed, RetryPolicy, apost_json, post_json
 
 __all__ = ["ANTHROPIC_VERSION", "AnthropicChat", "OpenAIChat"]
@@ -33,6 +40,7 @@ class _HTTPChat:
 
     provider = ""
     path = ""
+    tool_format = ""
 
     def __init__(
         self,
@@ -126,6 +134,57 @@ class _HTTPChat:
             rand=self._rand,
         )
 
+    def complete_with_tools(
+        self,
+        messages: Sequence[Mapping[str, object]],
+        *,
+        tools: Sequence[Mapping[str, object]] = (),
+        system: str | None = None,
+        max_tokens: int = 1024,
+        temperature: float | None = 0.0,
+        timeout: float | None = None,
+    ) -> ChatResult:
+        """One turn of a tool-using conversation: ``messages`` in this provider's wire format
+        (see :meth:`user_turn`, :meth:`assistant_turn`, :meth:`tool_results`), ``tools`` in
+        ``tool_format``. The calls the model asks for are in the answer's ``tool_calls``."""
+        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
+            raise UsageError(f"max_tokens must be a whole number >= 1, got {max_tokens!r}")
+        if not messages:
+            raise UsageError("messages is empty; send at least one message")
+        payload = self._raw_payload([dict(m) for m in messages], system, max_tokens, temperature)
+        if tools:
+            payload["tools"] = [dict(t) for t in tools]
+        return post_json(
+            self._client,
+            self.endpoint,
+            payload,
+            self._parse,
+            policy=self.retry,
+            timeout_s=self._timeout(timeout),
+            rand=self._rand,
+        )
+
+    def user_turn(self, text: str) -> dict[str, object]:
+        """The user's message, in the wire format."""
+        return {"role": "user", "content": text}
+
+    def assistant_turn(self, result: ChatResult) -> dict[str, object]:
+        """The model's answer (text and tool calls) as the message to send back."""
+        raise NotImplementedError
+
+    def tool_results(self, results: Sequence[tuple[ToolUse, str, bool]]) -> list[dict[str, object]]:
+        """The messages carrying ``(call, output text, is_error)`` back to the model."""
+        raise NotImplementedError
+
+    def _raw_payload(
+        self,
+        messages: list[dict[str, object]],
+        system: str | None,
+        max_tokens: int,
+        temperature: float | None,
+    ) -> dict[str, object]:
+        raise NotImplementedError
+
     def _timeout(self, timeout: float | None) -> float:
         if timeout is None:
             return self.timeout_s
@@ -161,6 +220,7 @@ class OpenAIChat(_HTTPChat):
 
     provider = "openai"
     path = "/chat/completions"
+    tool_format = "openai"
 
     def _auth_headers(self, api_key: str | None) -> dict[str, str]:
         return {"authorization": f"Bearer {api_key}"} if api_key else {}
@@ -172,8 +232,17 @@ class OpenAIChat(_HTTPChat):
         max_tokens: int,
         temperature: float | None,
     ) -> dict[str, object]:
-        sent = [{"role": "system", "content": system}] if system else []
-        sent += [m.to_dict() for m in messages]
+        return self._raw_payload([m.to_dict() for m in messages], system, max_tokens, temperature)
+
+    def _raw_payload(
+        self,
+        messages: list[dict[str, object]],
+        system: str | None,
+        max_tokens: int,
+        temperature: float | None,
+    ) -> dict[str, object]:
+        sent: list[dict[str, object]] = [{"role": "system", "content": system}] if system else []
+        sent += messages
         payload: dict[str, object] = {
             "model": self.model,
             "messages": sent,
@@ -198,6 +267,16 @@ class OpenAIChat(_HTTPChat):
         usage = data.get("usage")
         usage = usage if isinstance(usage, dict) else {}
         reason = choice.get("finish_reason")
+        calls = []
+        for call in message.get("tool_calls") or []:
+            function = call.get("function") if isinstance(call, dict) else None
+            if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+                raise Malformed("a tool call has no function name")
+            calls.append(
+                ToolUse(
+                    _text(call.get("id")), function["name"], _arguments(function.get("arguments"))
+                )
+            )
         return ChatResult(
             text=content or "",
             model=_text(data.get("model")) or self.model,
@@ -205,7 +284,24 @@ class OpenAIChat(_HTTPChat):
             input_tokens=_count(usage.get("prompt_tokens")),
             output_tokens=_count(usage.get("completion_tokens")),
             finish_reason=_text(reason) or "unknown",
+            tool_calls=tuple(calls),
         )
+
+    def assistant_turn(self, result: ChatResult) -> dict[str, object]:
+        turn: dict[str, object] = {"role": "assistant", "content": result.text or None}
+        if result.tool_calls:
+            turn["tool_calls"] = [
+                {
+                    "id": c.id,
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": _arguments_text(c.arguments)},
+                }
+                for c in result.tool_calls
+            ]
+        return turn
+
+    def tool_results(self, results: Sequence[tuple[ToolUse, str, bool]]) -> list[dict[str, object]]:
+        return [{"role": "tool", "tool_call_id": c.id, "content": out} for c, out, _ in results]
 
 
 class AnthropicChat(_HTTPChat):
@@ -218,6 +314,7 @@ class AnthropicChat(_HTTPChat):
 
     provider = "anthropic"
     path = "/v1/messages"
+    tool_format = "anthropic"
 
     def _auth_headers(self, api_key: str | None) -> dict[str, str]:
         headers = {"anthropic-version": ANTHROPIC_VERSION}
@@ -232,11 +329,22 @@ class AnthropicChat(_HTTPChat):
         max_tokens: int,
         temperature: float | None,
     ) -> dict[str, object]:
-        instructions = [system] if system else []
-        instructions += [m.content for m in messages if m.role == "system" and m.content]
-        turns = [m.to_dict() for m in messages if m.role != "system"]
+        extra = [m.content for m in messages if m.role == "system" and m.content]
+        turns: list[dict[str, object]] = [m.to_dict() for m in messages if m.role != "system"]
         if not turns:
             raise UsageError("anthropic needs at least one user or assistant message")
+        joined = "\n\n".join([system, *extra] if system else extra) or None
+        return self._raw_payload(turns, joined, max_tokens, temperature)
+
+    def _raw_payload(
+        self,
+        messages: list[dict[str, object]],
+        system: str | None,
+        max_tokens: int,
+        temperature: float | None,
+    ) -> dict[str, object]:
+        instructions = [system] if system else []
+        turns = messages
         payload: dict[str, object] = {
             "model": self.model,
             "max_tokens": max_tokens,
@@ -255,6 +363,7 @@ class AnthropicChat(_HTTPChat):
         if not isinstance(content, list):
             raise Malformed(_missing("content", data))
         texts = []
+        calls = []
         for block in content:
             if not isinstance(block, dict):
                 raise Malformed("content holds something that is not a block")
@@ -262,6 +371,17 @@ class AnthropicChat(_HTTPChat):
                 if not isinstance(block.get("text"), str):
                     raise Malformed("a text block has no text")
                 texts.append(str(block["text"]))
+            elif block.get("type") == "tool_use":
+                if not isinstance(block.get("name"), str):
+                    raise Malformed("a tool_use block has no name")
+                arguments = block.get("input")
+                calls.append(
+                    ToolUse(
+                        _text(block.get("id")),
+                        str(block["name"]),
+                        arguments if isinstance(arguments, dict) else {},
+                    )
+                )
         usage = data.get("usage")
         usage = usage if isinstance(usage, dict) else {}
         parts = [
@@ -276,7 +396,30 @@ class AnthropicChat(_HTTPChat):
             input_tokens=None if parts[0] is None else sum(p or 0 for p in parts),
             output_tokens=_count(usage.get("output_tokens")),
             finish_reason=_ANTHROPIC_REASONS.get(reason, reason or "unknown"),
+            tool_calls=tuple(calls),
         )
+
+    def assistant_turn(self, result: ChatResult) -> dict[str, object]:
+        blocks: list[dict[str, object]] = (
+            [{"type": "text", "text": result.text}] if result.text else []
+        )
+        blocks += [
+            {
+                "type": "tool_use",
+                "id": c.id,
+                "name": c.name,
+                "input": _arguments_object(c.arguments),
+            }
+            for c in result.tool_calls
+        ]
+        return {"role": "assistant", "content": blocks}
+
+    def tool_results(self, results: Sequence[tuple[ToolUse, str, bool]]) -> list[dict[str, object]]:
+        blocks = [
+            {"type": "tool_result", "tool_use_id": c.id, "content": out, "is_error": bad}
+            for c, out, bad in results
+        ]
+        return [{"role": "user", "content": blocks}] if blocks else []
 
 
 _ANTHROPIC_REASONS = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length"}
@@ -289,6 +432,27 @@ def _checked(messages: Sequence[MessageLike], max_tokens: int) -> list[Message]:
     if not out:
         raise UsageError("messages is empty; send at least one message")
     return out
+
+
+def _arguments(value: object) -> dict[str, object] | str:
+    """OpenAI's ``arguments`` JSON text as an object (the text itself when it is not one)."""
+    if isinstance(value, dict):
+        return value
+    if not isinstance(value, str) or not value.strip():
+        return {}
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        return value
+    return parsed if isinstance(parsed, dict) else value
+
+
+def _arguments_text(value: dict[str, object] | str) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _arguments_object(value: dict[str, object] | str) -> dict[str, object]:
+    return value if isinstance(value, dict) else {}
 
 
 def _count(value: object) -> int | None:

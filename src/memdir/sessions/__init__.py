@@ -12,6 +12,8 @@ and consolidation into ``MEMORY.md``.
 * :func:`consolidate` proposes an updated ``MEMORY.md`` from the daily files of the last days
   (new facts added, superseded ones marked, nothing deleted) and :func:`apply_proposal`
   writes it, keeping a backup; see :mod:`.consolidation`.
+* :mod:`.replay` feeds a recorded conversation (OpenClaw, Claude Code, LoCoMo) through a
+  :class:`Session` with the recording's dates: ``memdir replay FILE``.
 * With no chat model configured, the :class:`~memdir.llm.ExtractiveSummarizer` writes the
   flushes and the results say so; the session-memory file is then named after the time.
 
