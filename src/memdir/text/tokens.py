@@ -360,27 +360,51 @@ def term_matcher(term: str) -> Callable[[str], bool]:
     whole word, an identifier's words in order with only punctuation between them.
 
     Whether a chunk *holds* each term is asked of the few candidates FTS5 found, and this
-    answers it without tokenising them again: a substring test first (C speed, and most
+    answers it without tokenising them again: an English word by ``str.find`` of the stem its
+    forms share, checked as a whole word; a phrase by a substring test first (C speed, and most
     candidates lack most terms), a regex only when it passes. A looser notion of a match than
     FTS5's porter stems, which only shifts what counts as held."""
     if _CJK_RUN.fullmatch(term):
         return lambda text: term in text
     parts = term.split(" ")
-    forms = _forms(term) if len(parts) == 1 else [parts[0]]
-    anchor = min(forms, key=len)
-    while anchor and not all(f.startswith(anchor) for f in forms):
-        anchor = anchor[:-1]
+    if len(parts) == 1 and term.isascii():
+        forms = frozenset(_forms(term))
+        anchor = min(forms, key=len)
+        while anchor and not all(f.startswith(anchor) for f in forms):
+            anchor = anchor[:-1]
+        if anchor:
+            return lambda text: _holds_word(text, anchor, forms)
     body = (
-        "|".join(map(re.escape, forms))
+        "|".join(map(re.escape, _forms(term)))
         if len(parts) == 1
         else "[^\\w]+".join(map(re.escape, parts))
     )
     # An ASCII boundary: the whole-class lookbehind of _WORD_CHAR, tried at every position of
     # the text, made this 20x slower; a word next to a non-ASCII letter is rare enough.
     search = re.compile(f"(?<![0-9a-z_])(?:{body})(?![0-9a-z_])").search
-    if len(anchor) < 2:
+    if len(parts) == 1:  # irregular forms (go, went) share no stem to look for first
         return lambda text: search(text) is not None
-    return lambda text: anchor in text and search(text) is not None
+    first = parts[0]
+    return lambda text: first in text and search(text) is not None
+
+
+_ASCII_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def _holds_word(text: str, anchor: str, forms: frozenset[str]) -> bool:
+    """Whether ``text`` has, as a whole ASCII word, one of ``forms`` (which all start with
+    ``anchor``): found with ``str.find``, no regex to compile for every new query word."""
+    at = text.find(anchor)
+    end = len(text)
+    while at != -1:
+        if at == 0 or text[at - 1] not in _ASCII_WORD_CHARS:
+            stop = at + len(anchor)
+            while stop < end and text[stop] in _ASCII_WORD_CHARS:
+                stop += 1
+            if text[at:stop] in forms:
+                return True
+        at = text.find(anchor, at + 1)
+    return False
 
 
 _WORD = re.compile(f"[^\\W\\d_{_CJK_CLASS}ー]+")
