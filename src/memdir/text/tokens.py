@@ -322,7 +322,7 @@ def fts_query(query: str, *, stopwords: frozenset[str] = frozenset()) -> str | N
 
 def match_text(text: str) -> str:
     """``text`` normalised as the tokenizer sees it (lower-cased, NFKC, format characters
-    removed), for :func:`term_pattern` to search."""
+    removed), for :func:`term_matcher` to search."""
     return text.lower() if text.isascii() else _normalise(text)
 
 
