@@ -43,15 +43,15 @@ class VectorSearcher(Protocol):
     ) -> list[tuple[int, float]]: ...
 
 
-# Threads for the vector half of hybrid searches (query embedding + matrix product), which
-# release the GIL and so overlap with the keyword half: a hybrid search costs about the slower
-# half plus the merge, not the sum (bench/hybrid_latency.py).
 ABSENT_PENALTY = 0.5
 """In hybrid search every score is multiplied by ``1 − ABSENT_PENALTY × absent share``, the
 share of the query's term weight that memory holds nowhere. Measured on the tuning half of
 bench/agentmem: questions about something memory never mentions answered with nothing 13 % →
 33 %, true matches kept 86 % → 80 %; 1.0 gives 87 % and 74 %."""
 
+# Threads for the vector half of hybrid searches (query embedding + matrix product), which
+# release the GIL and so overlap with the keyword half: a hybrid search costs about the slower
+# half plus the merge, not the sum (bench/hybrid_latency.py).
 _VECTOR_POOL = LazyPool("memdir-vector", lambda: 4)
 
 
@@ -207,13 +207,17 @@ def run_search(
     with index.snapshot():
         keyword_hits: list[tuple[int, float]] = []
         rows: dict[int, ChunkRow] = {}
-        if mode != "vector":
+        # The query's terms against the index: keyword scoring and the hybrid absent-term
+        # penalty both read it, so it is worked out once.
+        profile = query_profile(index, text, stopwords=stopwords) if mode != "vector" else None
+        if profile is not None:
             for row, score in keyword_search(
                 index,
                 text,
                 limit,
                 sources=list(sources) if sources else None,
                 stopwords=stopwords,
+                profile=profile,
             ):
                 keyword_hits.append((row.chunk.id, score))
                 rows[row.chunk.id] = row.chunk
@@ -237,7 +241,6 @@ def run_search(
                 vector_weight=settings.vector_weight,
                 text_weight=text_weight,
             )
-            profile = query_profile(index, text, stopwords=stopwords)
             if profile is not None and profile.absent_share:
                 # The question names things memory holds nowhere (an unknown ticket, a tool
                 # never used): meaning alone must not vouch for a note that lacks them.

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from memdir.chunking import embed_input
 from memdir.index import ChunkRow, Index, KeywordRow
-from memdir.text import fts_query, fts_query_terms, match_text, term_matcher
+from memdir.text import fts_match, fts_query_terms, match_text, term_matcher
 
 __all__ = ["ABSENT_WEIGHT", "PRESENCE_WEIGHT", "bm25_rank_to_score", "keyword_search"]
 
@@ -71,6 +71,7 @@ def keyword_search(
     *,
     sources: list[str] | None = None,
     stopwords: frozenset[str] = frozenset(),
+    profile: QueryProfile | None = None,
 ) -> list[tuple[KeywordRow, float]]:
     """Up to ``limit`` chunks matching any query term, best first, with their 0–1 scores.
 
@@ -78,8 +79,10 @@ def keyword_search(
     the query's terms it holds (:func:`memdir.text.term_matcher`: any English inflection of a
     word, an identifier's words in order) blended with
     its BM25 share, moved up when its heading names them, and the list is ordered by score.
+    ``profile`` is :func:`query_profile` of the query, when the caller already has it.
     """
-    profile = query_profile(index, query, stopwords=stopwords)
+    if profile is None:
+        profile = query_profile(index, query, stopwords=stopwords)
     if profile is None:
         return []
     terms, weight, mass, bm25_mass = profile.terms, profile.weights, profile.mass, profile.bm25_mass
@@ -135,8 +138,8 @@ def query_profile(
     word memory lacks.
     """
     terms = fts_query_terms(query, stopwords=stopwords)
-    match = fts_query(query, stopwords=stopwords)
-    if match is None or not terms:
+    match = fts_match(terms)
+    if match is None:
         return None
     chars = [t[0] for t in terms if len(t) == 2 and _is_cjk_gram(t)]
     chars += [t[1] for t in terms if len(t) == 2 and _is_cjk_gram(t)]

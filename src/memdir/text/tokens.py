@@ -42,6 +42,7 @@ __all__ = [
     "SCRIPT_SAMPLE",
     "TOKENIZER_VERSION",
     "fts_document",
+    "fts_match",
     "fts_query",
     "fts_query_terms",
     "is_cjk",
@@ -314,7 +315,12 @@ def fts_query(query: str, *, stopwords: frozenset[str] = frozenset()) -> str | N
     in full still finds the lines that share its important words. Returns ``None`` when the
     query has no searchable term.
     """
-    terms = fts_query_terms(query, stopwords=stopwords)
+    return fts_match(fts_query_terms(query, stopwords=stopwords))
+
+
+def fts_match(terms: list[str]) -> str | None:
+    """The MATCH expression of :func:`fts_query` for terms already made by
+    :func:`fts_query_terms`; ``None`` for no term."""
     if not terms:
         return None
     return " OR ".join('"' + t + '"' for t in terms)
