@@ -191,44 +191,10 @@ class Index:
         """Changes whenever any connection (this one or another process's) commits."""
         return (self._writes, int(self.conn.execute("PRAGMA data_version").fetchone()[0]))
 
-    def term_stats(self, text: str) -> tuple[int, dict[str, int]]:
-        """``(chunk count, {FTS token: chunks containing it})`` for the FTS tokens of ``text``.
-
-        ``text`` is tokenised by FTS5 itself (through a scratch table with the same tokenizer),
-        so the tokens are exactly the stemmed forms stored in the index. Cached until the index
-        changes.
-        """
-        with self._mutex:
-            key = self._stats_key()
-            if key != self._stats_for:
-                self._stats_for = key
-                self._df_cache = {}
-                self._total = int(self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
-            self._ensure_scratch()
-            self.conn.execute("DELETE FROM temp.memdir_q")
-            self.conn.execute(
-                "INSERT INTO temp.memdir_q(rowid, body) VALUES (1, memdir_fts(?))", (text,)
-            )
-            terms = [r[0] for r in self.conn.execute("SELECT term FROM temp.memdir_qv")]
-            todo = [t for t in terms if t not in self._df_cache]
-            if todo:
-                marks = ",".join("?" * len(todo))
-                found = dict(
-                    self.conn.execute(
-                        f"SELECT term, doc FROM temp.memdir_dv WHERE term IN ({marks})", todo
-                    ).fetchall()
-                )
-                for t in todo:
-                    self._df_cache[t] = int(found.get(t, 0))
-            return self._total, {t: self._df_cache[t] for t in terms}
-
     def _ensure_scratch(self) -> None:
         if not self._scratch_ready:
             self.conn.execute(
                 f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.memdir_q USING fts5(body, tokenize='{FTS_TOKENIZE}')"
-            )
-            self.conn.execute(
-                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memdir_qv USING fts5vocab(temp, 'memdir_q', 'row')"
             )
             self.conn.execute(
                 "CREATE VIRTUAL TABLE IF NOT EXISTS temp.memdir_qi USING fts5vocab(temp, 'memdir_q', 'instance')"
@@ -250,7 +216,7 @@ class Index:
                 self._df_cache = {}
                 self._total = int(self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
             self._ensure_scratch()
-            todo = [t for t in dict.fromkeys(terms) if ("=", t) not in self._df_cache]
+            todo = [t for t in dict.fromkeys(terms) if t not in self._df_cache]
             words = [t for t in todo if " " not in t]
             if words:
                 self.conn.execute("DELETE FROM temp.memdir_q")
@@ -274,14 +240,14 @@ class Index:
                 for i, w in enumerate(words, start=1):
                     if len(tokens.get(i, ())) <= 1:
                         stem = stems.get(i)
-                        self._df_cache[("=", w)] = int(found.get(stem, 0)) if stem else 0
-            for phrase in (t for t in todo if ("=", t) not in self._df_cache):
+                        self._df_cache[w] = int(found.get(stem, 0)) if stem else 0
+            for phrase in (t for t in todo if t not in self._df_cache):
                 (count,) = self.conn.execute(
                     "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?",
                     ('"' + phrase.replace('"', '""') + '"',),
                 ).fetchone()
-                self._df_cache[("=", phrase)] = int(count)
-            return self._total, {t: self._df_cache[("=", t)] for t in terms}
+                self._df_cache[phrase] = int(count)
+            return self._total, {t: self._df_cache[t] for t in terms}
 
     @contextmanager
     def snapshot(self) -> Iterator[None]:
