@@ -12,7 +12,6 @@ from memdir.text import (
     FTS_TOKENIZE,
     fts_document,
     fts_query,
-    is_cjk,
     match_text,
     term_matcher,
     word_tokens,
@@ -116,26 +115,6 @@ def test_cases_8_9_cjk_substrings_match_inside_words(text: str, query: str, hit:
     assert (
         conn.execute("SELECT count(*) FROM t WHERE t MATCH ?", (match,)).fetchone()[0] == 1
     ) is hit
-
-
-@pytest.mark.parametrize(
-    ("text", "cjk"),
-    [
-        ("周五部署", True),
-        ("王芳是产品经理，负责移动端。她喜欢用 Feishu 写需求。", True),  # a Latin name inside
-        ("東京タワーに行った", True),
-        ("서울에 갔어요", True),
-        ("Wioou 发布计划", True),  # four characters outweigh one short word
-        ("which database did we choose", False),
-        ("Owner: Alice Chen. Stack: Python, FastAPI, PostgreSQL.\n- 发票导出。", False),
-        ("Привет, мир", False),
-        ("Café crème brûlée", False),
-        ("", False),
-        ("2026-11-28 12:00", False),
-    ],
-)
-def test_is_cjk_tells_mostly_cjk_text_from_the_rest(text: str, cjk: bool) -> None:
-    assert is_cjk(text) is cjk
 
 
 # -- one tokenizer for the index and the query (issue #9, item 12) ------------------------------

@@ -2,13 +2,11 @@
 
 from memdir.text.tokens import (
     FTS_TOKENIZE,
-    SCRIPT_SAMPLE,
     TOKENIZER_VERSION,
     fts_document,
     fts_match,
     fts_query,
     fts_query_terms,
-    is_cjk,
     is_utf8_encodable,
     match_text,
     replace_surrogates,
@@ -19,13 +17,11 @@ from memdir.text.tokens import (
 
 __all__ = [
     "FTS_TOKENIZE",
-    "SCRIPT_SAMPLE",
     "TOKENIZER_VERSION",
     "fts_document",
     "fts_match",
     "fts_query",
     "fts_query_terms",
-    "is_cjk",
     "is_utf8_encodable",
     "match_text",
     "replace_surrogates",

@@ -39,13 +39,11 @@ from memdir.text.irregular import BASE_FORMS, base_form
 
 __all__ = [
     "FTS_TOKENIZE",
-    "SCRIPT_SAMPLE",
     "TOKENIZER_VERSION",
     "fts_document",
     "fts_match",
     "fts_query",
     "fts_query_terms",
-    "is_cjk",
     "is_utf8_encodable",
     "match_text",
     "replace_surrogates",
@@ -411,26 +409,3 @@ def _holds_word(text: str, anchor: str, forms: frozenset[str]) -> bool:
                 return True
         at = text.find(anchor, at + 1)
     return False
-
-
-_WORD = re.compile(f"[^\\W\\d_{_CJK_CLASS}ー]+")
-SCRIPT_SAMPLE = 800  # characters read to judge a text's script (see is_cjk)
-
-
-def is_cjk(text: str) -> bool:
-    """Whether ``text`` is mostly Chinese, Japanese or Korean, counting one CJK character as a
-    quarter of a Latin-script word's letters (about a word each): "周五部署" and a Chinese
-    paragraph with a few English names are CJK, an English note with one Chinese line is not.
-
-    Embedding models put the two kinds on different cosine scales, so vector scores are
-    calibrated per pair of (query, chunk) kinds (``memdir.search.vector``). Judged on the
-    first 800 characters, which is plenty for a chunk and keeps loading 100k of them fast.
-    """
-    sample = text[:SCRIPT_SAMPLE]
-    if sample.isascii():
-        return False
-    cjk = sum(len(run) for run in _CJK_RUN.findall(sample))
-    if not cjk:
-        return False
-    letters = sum(len(word) for word in _WORD.findall(sample))
-    return 4 * cjk >= letters
