@@ -30,7 +30,6 @@ Secrets never reach logs or messages: only the URL path and status are logged.
 
 from __future__ import annotations
 
-import email.utils
 import json
 import logging
 import random
@@ -39,12 +38,12 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 import httpx
 
 from memdir.embed.breaker import OutOfTime, ProviderFailure
 from memdir.errors import EmbeddingError, ProviderUnavailable
+from memdir.httpwait import retry_after_s
 
 __all__ = [
     "JsonClient",
@@ -162,30 +161,6 @@ def is_quota_exhausted(response: httpx.Response) -> bool:
     return any(marker in body for marker in _QUOTA_MARKERS)
 
 
-def _retry_after_s(response: httpx.Response) -> float | None:
-    """Seconds asked for by ``retry-after-ms`` or ``Retry-After`` (seconds or HTTP date)."""
-    millis = response.headers.get("retry-after-ms")
-    if millis is not None:
-        try:
-            return max(float(millis) / 1000.0, 0.0)
-        except ValueError:
-            pass
-    value = response.headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max((when - datetime.now(UTC)).total_seconds(), 0.0)
-
-
 class JsonClient:
     """POSTs JSON to one provider's endpoint with timeouts, retries and clear errors.
 
@@ -282,7 +257,7 @@ class JsonClient:
                     raise self._quota_error(response)
                 if not retryable:
                     return response
-                wait = self._wait_s(attempt, _retry_after_s(response))
+                wait = self._wait_s(attempt, retry_after_s(response.headers))
                 if attempt >= self.retry.max_retries or self._past(wait, own, budget):
                     response.extensions["memdir_attempts"] = attempt + 1
                     return response

@@ -25,19 +25,18 @@ status, timing and token counts are logged (INFO, ``memdir.llm.http``).
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import json
 import logging
 import random
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import TypeVar
 
 import httpx
 
 from memdir.errors import LLMError
+from memdir.httpwait import retry_after_s
 
 __all__ = [
     "Endpoint",
@@ -102,30 +101,6 @@ def backoff_s(policy: RetryPolicy, attempt: int, rand: float) -> float:
     the base exactly), capped at ``max_delay_s``."""
     base = policy.base_delay_s * policy.factor**attempt
     return min(base * (1.0 + policy.jitter * (2.0 * rand - 1.0)), policy.max_delay_s)
-
-
-def retry_after_s(headers: Mapping[str, str]) -> float | None:
-    """Seconds asked for by ``retry-after-ms`` or ``Retry-After`` (seconds or an HTTP date)."""
-    millis = headers.get("retry-after-ms")
-    if millis is not None:
-        try:
-            return max(float(millis) / 1000.0, 0.0)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max((when - datetime.now(UTC)).total_seconds(), 0.0)
 
 
 def _shorten(text: str) -> str:
