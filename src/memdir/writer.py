@@ -38,7 +38,14 @@ from pathlib import Path
 from memdir.errors import StorageError, UsageError
 from memdir.index.lock import try_lock, unlock
 
-__all__ = ["LOCK_NAME", "AppendResult", "append_note", "exclusive_lock", "replace_text"]
+__all__ = [
+    "LOCK_NAME",
+    "AppendResult",
+    "append_note",
+    "exclusive_lock",
+    "replace_text",
+    "write_all",
+]
 
 LOCK_NAME = ".memdir-write.lock"
 """Name of the lock file created beside written files (one per folder)."""
@@ -152,7 +159,7 @@ def replace_text(
             raise StorageError(f"cannot create {tmp}: {exc.strerror}") from exc
         try:
             try:
-                _write_all(fd, data, tmp)
+                write_all(fd, data, tmp)
                 if hasattr(os, "fchmod"):  # the umask narrowed os.open's mode
                     os.fchmod(fd, mode)
                 os.fsync(fd)
@@ -219,7 +226,7 @@ def _append_locked(path: Path, body: bytes, header: bytes, allow_hardlinks: bool
         else:  # an earlier write was cut short, or the user left no final newline
             prefix = b"\n\n"
         data = prefix + body
-        _write_all(fd, data, path)
+        write_all(fd, data, path)
         os.fsync(fd)
     finally:
         os.close(fd)
@@ -255,7 +262,9 @@ def _scan(fd: int, size: int) -> tuple[int, bytes]:
     return newlines, last
 
 
-def _write_all(fd: int, data: bytes, path: Path) -> None:
+def write_all(fd: int, data: bytes, path: Path) -> None:
+    """Write all of ``data`` to ``fd`` (``os.write`` may write less); a failure is a
+    :class:`~memdir.errors.StorageError` naming ``path``."""
     view = memoryview(data)
     while view:
         try:

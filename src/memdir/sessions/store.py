@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 from memdir.errors import StorageError, UsageError
-from memdir.writer import LOCK_NAME, exclusive_lock
+from memdir.writer import LOCK_NAME, exclusive_lock, write_all
 
 __all__ = [
     "SESSION_ID",
@@ -193,7 +193,7 @@ class SessionStore:
                     prefix = b"\n"  # end a torn last line; the reader reports it
                 else:
                     prefix = b""
-                _write_all(fd, prefix + data, self.path)
+                write_all(fd, prefix + data, self.path)
                 if self.fsync:
                     os.fsync(fd)
             finally:
@@ -280,7 +280,7 @@ class SessionStore:
         try:
             fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _CLOEXEC | _BINARY, 0o644)
             try:
-                _write_all(fd, data, temp)
+                write_all(fd, data, temp)
                 if self.fsync:
                     os.fsync(fd)
             finally:
@@ -303,13 +303,3 @@ def _line(record: dict[str, object]) -> bytes:
         return text.encode("utf-8") + b"\n"
     except UnicodeEncodeError:  # a lone surrogate: JSON can still carry it, escaped
         return json.dumps(record, separators=(",", ":")).encode("ascii") + b"\n"
-
-
-def _write_all(fd: int, data: bytes, path: Path) -> None:
-    view = memoryview(data)
-    while view:
-        try:
-            written = os.write(fd, view)
-        except OSError as exc:
-            raise StorageError(f"writing {path} failed: {exc.strerror}") from exc
-        view = view[written:]
