@@ -36,6 +36,10 @@ class VectorSearcher(Protocol):
     In hybrid mode ``search`` runs on a worker thread while keyword search reads the index, so
     it must not use the index connection (bring any in-memory state up to date beforehand).
     Work it offers to ``assist`` is done by the calling thread once the keyword half is done.
+
+    A searcher may also have ``scores(query, chunk_ids) -> [(chunk_id, score)]``, the scores
+    of given chunks for the query it last searched; hybrid search then judges the keyword
+    candidates it did not find by their true similarity (see :class:`VectorSearch`).
     """
 
     def search(
@@ -114,6 +118,27 @@ def _apply_decay(
         ts = stamps[key]
         if ts is not None:
             c.score *= decay_multiplier((now - ts) / 86_400.0, settings.half_life_days)
+
+
+def _vector_scores_of_keyword_hits(
+    vectors: VectorSearcher,
+    query: str,
+    vector_hits: Sequence[tuple[int, float]],
+    keyword_hits: Sequence[tuple[int, float]],
+) -> list[tuple[int, float]]:
+    """The vector scores of the keyword candidates that are not among the nearest chunks.
+
+    Without them such a candidate counts 0 for meaning, as if it were unrelated, and a note
+    the keyword half ranks 3rd fell to 42nd behind chunks that only the vector half found
+    (bench/agentmem, tuning half: hybrid hit@1 .372 → .384 with them, R@5 .570 → .581).
+    A searcher without ``scores`` (or that cannot reuse its query vector) adds none.
+    """
+    scores = getattr(vectors, "scores", None)
+    if scores is None:
+        return []
+    seen = {cid for cid, _ in vector_hits}
+    missing = [cid for cid, _ in keyword_hits if cid not in seen]
+    return list(scores(query, missing)) if missing else []
 
 
 def _text_weight(settings: SearchSettings, keyword_hits: Sequence[tuple[int, float]]) -> float:
@@ -228,6 +253,9 @@ def run_search(
             except EmbeddingError as exc:
                 warnings.append(f"vector search failed ({exc}); used keyword search")
                 mode = "keyword"
+        if mode == "hybrid" and vectors is not None:
+            extra = _vector_scores_of_keyword_hits(vectors, text, vector_hits, keyword_hits)
+            vector_hits = [*vector_hits, *extra]
         rows.update(index.chunks_by_ids([cid for cid, _ in vector_hits if cid not in rows]))
         if mode == "keyword":
             candidates = merge([], keyword_hits, vector_weight=0.0, text_weight=1.0)
