@@ -250,6 +250,31 @@ def test_a_query_with_lone_surrogates_is_searched(tmp_path: Path) -> None:
     index.close()
 
 
+def test_the_best_result_decides_whether_there_is_an_answer(tmp_path: Path) -> None:
+    """``min_score`` is the bar the best result must clear; once it does, the others are kept
+    down to COMPANION_SHARE of it, and when it does not, nothing is returned."""
+    index = Index.open(tmp_path / "index.sqlite")
+    ids = [add_note(index, f"{name}.md", text) for name, text in [
+        ("a", "the heron nests by the river"), ("b", "tea with lemon"), ("c", "a mill")
+    ]]  # fmt: skip
+    settings = SearchSettings(min_score=0.35)
+    half = engine.COMPANION_SHARE * 0.35
+    query = "苍鹭在哪里筑巢"  # no word in common: the hybrid scores are the vector scores
+    answered = run_search(
+        index,
+        query,
+        settings,
+        workspace=tmp_path,
+        vectors=_Fixed([(ids[0], 0.6), (ids[1], half + 0.01), (ids[2], half - 0.01)]),
+    )
+    assert [r.path for r in answered.results] == ["a.md", "b.md"]
+    unanswered = run_search(
+        index, query, settings, workspace=tmp_path, vectors=_Fixed([(ids[0], 0.34), (ids[1], 0.3)])
+    )
+    assert unanswered.results == ()
+    index.close()
+
+
 class _Scoring(_Fixed):
     """A vector half that can also score chunks it did not return, for the query it searched."""
 
