@@ -22,6 +22,7 @@ from click.testing import CliRunner, Result
 import memdir.cli as cli_module
 from embed.fakes import FakeServer, Reply, SilentServer, openai_reply
 from memdir.cli import cli
+from memdir.search.engine import COMPANION_SHARE
 
 WriteFile = Callable[..., Path]
 pytestmark = pytest.mark.usefixtures("no_embedder")
@@ -298,12 +299,15 @@ def test_search_max_results_and_min_score(tmp_path: Path, write: WriteFile) -> N
     assert scores == sorted(scores, reverse=True)
     assert {h["path"] for h in every[:2]} == {"memory/n6.md", "memory/n7.md"}
     assert len(set(scores)) >= 2
-    cut = (max(scores) + min(scores)) / 2
+    # --min-score is the bar the best result must clear; the others are kept down to half of it.
+    cut = (max(scores) + 2 * min(scores)) / 3
     query = ["search", "kiwi mango papaya", "--json", "-w", str(ws), "-n", "20"]
     kept = json.loads(run([*query, "--min-score", str(cut)]).stdout)
     assert 0 < len(kept) < 8
-    assert len(kept) == sum(score >= cut for score in scores)
-    assert all(h["score"] >= cut for h in kept)
+    assert len(kept) == sum(score >= COMPANION_SHARE * cut for score in scores)
+    assert all(h["score"] >= COMPANION_SHARE * cut for h in kept)
+    above = json.loads(run([*query, "--min-score", str(min(1.0, max(scores) + 0.01))]).stdout)
+    assert above == []
 
 
 @pytest.mark.parametrize(

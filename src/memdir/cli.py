@@ -630,7 +630,8 @@ def index(force: bool, quiet: bool, strict: bool, as_json: bool) -> None:
 @click.option(
     "--min-score",
     type=click.FloatRange(0, 1),
-    help="Drop results below this score (default: search.min_score).",
+    help="Answer only if the best result scores at least this, keeping the others down to half"
+    " of it (default: search.min_score).",
 )
 @click.option("--mode", type=click.Choice(MODES), help="Search mode (default: search.mode).")
 @json_option

@@ -326,7 +326,8 @@ SETTINGS: tuple[Setting, ...] = (
         "search.min_score",
         0.35,
         float,
-        "Results scoring below this are dropped.",
+        "A search answers only if its best result scores at least this; the other results "
+        "are kept down to half of it.",
         _between(0.0, 1.0),
     ),
     Setting(

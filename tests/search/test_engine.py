@@ -248,3 +248,62 @@ def test_a_query_with_lone_surrogates_is_searched(tmp_path: Path) -> None:
     assert response.query == "heron\ufffd"
     assert [r.path for r in response.results] == ["a.md"]
     index.close()
+
+
+def test_the_best_result_decides_whether_there_is_an_answer(tmp_path: Path) -> None:
+    """``min_score`` is the bar the best result must clear; once it does, the others are kept
+    down to COMPANION_SHARE of it, and when it does not, nothing is returned."""
+    index = Index.open(tmp_path / "index.sqlite")
+    ids = [add_note(index, f"{name}.md", text) for name, text in [
+        ("a", "the heron nests by the river"), ("b", "tea with lemon"), ("c", "a mill")
+    ]]  # fmt: skip
+    settings = SearchSettings(min_score=0.35)
+    half = engine.COMPANION_SHARE * 0.35
+    query = "苍鹭在哪里筑巢"  # no word in common: the hybrid scores are the vector scores
+    answered = run_search(
+        index,
+        query,
+        settings,
+        workspace=tmp_path,
+        vectors=_Fixed([(ids[0], 0.6), (ids[1], half + 0.01), (ids[2], half - 0.01)]),
+    )
+    assert [r.path for r in answered.results] == ["a.md", "b.md"]
+    unanswered = run_search(
+        index, query, settings, workspace=tmp_path, vectors=_Fixed([(ids[0], 0.34), (ids[1], 0.3)])
+    )
+    assert unanswered.results == ()
+    index.close()
+
+
+class _Scoring(_Fixed):
+    """A vector half that can also score chunks it did not return, for the query it searched."""
+
+    def __init__(self, hits: list[tuple[int, float]], others: dict[int, float]) -> None:
+        super().__init__(hits)
+        self.others = others
+        self.asked: list[tuple[str, list[int]]] = []
+
+    def scores(self, query: str, chunk_ids: list[int]) -> list[tuple[int, float]]:
+        self.asked.append((query, list(chunk_ids)))
+        return [(cid, self.others[cid]) for cid in chunk_ids if cid in self.others]
+
+
+def test_keyword_candidates_the_vector_half_missed_get_their_vector_score(
+    tmp_path: Path,
+) -> None:
+    """A keyword match outside the nearest chunks is judged by its true similarity, not as if
+    it had none; a vector half without ``scores`` leaves it keyword-only."""
+    index, ids = _index(tmp_path)
+    settings = SearchSettings(min_score=0.0)
+    vectors = _Scoring([(ids["b.md"], 0.9)], {ids["a.md"]: 0.5})
+    response = run_search(index, "heron", settings, workspace=tmp_path, vectors=vectors)
+    assert vectors.asked == [("heron", [ids["a.md"]])]  # only what the vector half missed
+    hit = next(r for r in response.results if r.path == "a.md")
+    assert hit.vector_score == 0.5 and hit.text_score is not None
+    plain = run_search(
+        index, "heron", settings, workspace=tmp_path, vectors=_Fixed([(ids["b.md"], 0.9)])
+    )
+    bare = next(r for r in plain.results if r.path == "a.md")
+    assert bare.vector_score is None
+    assert hit.score > bare.score
+    index.close()

@@ -420,3 +420,25 @@ def test_e5_small_int8_shares_e5_small_calibration() -> None:
         model = "e5-small-int8"
 
     assert cosine_range(_Int8()) == cosine_range(_Fixed()) == (0.76, 0.92)  # type: ignore[arg-type]
+
+
+def test_chunks_beyond_the_nearest_are_scored_with_the_last_querys_vector(
+    tmp_path: Path,
+) -> None:
+    """``scores`` gives the chunks a search did not return the score they would have had, from
+    the vector that search embedded; another query, or none yet, gets nothing."""
+    index = Index.open(tmp_path / "index.sqlite")
+    index.reset_vectors(provider_key="k", model="m", dims=3)
+    near = add_note(index, "near.md", "near", _at_cosine(0.90, 1))
+    far = add_note(index, "far.md", "far", _at_cosine(0.80, -1))
+    bare = add_note(index, "bare.md", "no vector")
+    search = VectorSearch(index, _English(), VectorMatrix(), cosines=cosine_range(_English()))  # type: ignore[arg-type]
+    search.refresh()
+    assert search.scores("q", [far]) == []  # no search yet
+    assert [cid for cid, _ in search.search("q", 1)] == [near]
+    got = search.scores("q", [far, bare, near])
+    assert [cid for cid, _ in got] == [far, near]  # the chunk without a vector is left out
+    assert dict(got)[far] == pytest.approx((0.80 - 0.76) / 0.16, abs=1e-5)
+    assert dict(got)[near] == pytest.approx((0.90 - 0.76) / 0.16, abs=1e-5)
+    assert search.scores("another query", [far]) == []
+    index.close()

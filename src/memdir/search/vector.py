@@ -396,6 +396,19 @@ class VectorMatrix:
             order = order[np.isfinite(scores[order])]
             return list(zip(self._ids[rows[order]].tolist(), scores[order].tolist(), strict=True))
 
+    def scores(self, query: np.ndarray, chunk_ids: Sequence[int]) -> list[tuple[int, float]]:
+        """The cosine similarity of a normalised ``query`` to each of ``chunk_ids`` that the
+        matrix holds (others are left out), in the order given."""
+        with self._lock:
+            if len(query) != self._dims:
+                return []
+            found = [(cid, self._row_of[cid]) for cid in chunk_ids if cid in self._row_of]
+            if not found:
+                return []
+            rows = np.fromiter((row for _, row in found), dtype=np.int64, count=len(found))
+            sims = self._mat[rows] @ np.ascontiguousarray(query, dtype=np.float32)
+            return [(cid, float(sim)) for (cid, _), sim in zip(found, sims, strict=True)]
+
 
 # Cosine similarity is not a relevance scale: every model has its own baseline. Measured here
 # (bench: XQuAD en/zh questions against their paragraphs and against LoCoMo turns), the best
@@ -446,6 +459,7 @@ class VectorSearch:
         self.matrix = matrix
         self.prepare = prepare
         self.low, self.high = cosines
+        self._query: tuple[str, np.ndarray] | None = None  # the last query and its vector
 
     def refresh(self) -> None:
         """Bring the matrix up to date with the index (``search`` itself does not read it)."""
@@ -466,8 +480,23 @@ class VectorSearch:
             )
         if not np.any(vec):
             return []
+        self._query = (query, vec)
+        return [(cid, self._scale(cos)) for cid, cos in self.matrix.top(vec, limit, assist)]
+
+    def scores(self, query: str, chunk_ids: Sequence[int]) -> list[tuple[int, float]]:
+        """The vector scores of ``chunk_ids`` for ``query``, scaled as :meth:`search` scales
+        them; chunks without a vector are left out.
+
+        It reuses the query vector of the last :meth:`search` of the same query, so that the
+        keyword candidates of a hybrid search that are not among the nearest chunks are judged
+        by their true similarity instead of none (a few dot products, no second embedding).
+        Without that search it returns ``[]``.
+        """
+        if self._query is None or self._query[0] != query or not chunk_ids:
+            return []
+        vec = self._query[1]
+        return [(cid, self._scale(cos)) for cid, cos in self.matrix.scores(vec, chunk_ids)]
+
+    def _scale(self, cos: float) -> float:
         span = max(self.high - self.low, 1e-6)
-        return [
-            (chunk_id, min(1.0, max(0.0, (cos - self.low) / span)))
-            for chunk_id, cos in self.matrix.top(vec, limit, assist)
-        ]
+        return min(1.0, max(0.0, (cos - self.low) / span))

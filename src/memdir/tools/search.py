@@ -48,7 +48,10 @@ INPUT_SCHEMA: dict[str, Any] = {
             "type": "number",
             "minimum": 0,
             "maximum": 1,
-            "description": "Drop results scoring below this, 0-1 (default usually 0.35).",
+            "description": (
+                "Answer only if the best result scores at least this, 0-1 (default usually"
+                " 0.35); the other results are kept down to half of it."
+            ),
         },
         "source": {
             "type": "string",
