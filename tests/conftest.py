@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -101,7 +101,7 @@ def pg_server() -> Iterator[Any]:
 
     try:
         server = start_server()
-    except Exception as exc:  # noqa: BLE001 - report why, as a failure
+    except Exception as exc:
         pytest.fail(f"cannot start the test PostgreSQL server: {exc}", pytrace=False)
     try:
         yield server

@@ -17,7 +17,6 @@ import pytest
 from memdir import Memory
 from memdir.errors import StorageError
 from memdir.tools import MemoryTools
-
 from tools.helpers import FILES
 
 KEYWORD_ONLY = {"embedding.provider": "none"}
@@ -116,7 +115,9 @@ def test_a_changed_chunking_rebuilds(tmp_path: Path, backend: dict[str, str]) ->
     ws = _workspace(tmp_path / "ws")
     with Memory(ws, overrides={**KEYWORD_ONLY, **backend}) as mem:
         mem.sync()
-    with Memory(ws, overrides={**KEYWORD_ONLY, **backend, "chunking.tokens": 64, "chunking.overlap": 16}) as mem:
+    with Memory(
+        ws, overrides={**KEYWORD_ONLY, **backend, "chunking.tokens": 64, "chunking.overlap": 16}
+    ) as mem:
         report = mem.sync()
         assert report.full_rebuild and "chunk_tokens" in (report.rebuild_reason or "")
         assert [h[0] for h in _hits(mem, "zebrafish")] == ["memory/2026-01-13.md"]
@@ -190,7 +191,9 @@ def test_scopes_and_agent_namespaces_through_the_tools(
 
     def seen(**context: Any) -> set[str]:
         with MemoryTools.open(ws, overrides=overrides, **context) as tools:
-            result = tools.call("memory_search", {"query": "quokka", "minScore": 0, "maxResults": 50})
+            result = tools.call(
+                "memory_search", {"query": "quokka", "minScore": 0, "maxResults": 50}
+            )
             assert not result.is_error, result.payload
             return {hit["path"] for hit in result.payload["results"]}
 

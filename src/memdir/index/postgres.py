@@ -54,7 +54,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -306,10 +306,8 @@ class _AdvisoryLock:
             self._depth -= 1
             if self._depth == 0 and self._conn is not None:
                 conn, self._conn = self._conn, None
-                try:
+                with suppress(psycopg.Error):  # the connection died, and the lock with it
                     conn.execute("SELECT pg_advisory_unlock(%s)", (self.key,))
-                except psycopg.Error:  # the connection died, and the lock with it
-                    pass
                 self.pool.putconn(conn)
 
     @property
@@ -374,7 +372,9 @@ class PgIndex:
         self.info = info
         self.recovered_from: str | None = None
         where = f"{redact_url(url)} namespace {namespace}"
-        self.lock = _AdvisoryLock(pool, _lock_key("writer", namespace, origin), f"writer lock of {where}")
+        self.lock = _AdvisoryLock(
+            pool, _lock_key("writer", namespace, origin), f"writer lock of {where}"
+        )
         self.fill_lock = _AdvisoryLock(pool, _lock_key("fill", namespace), f"fill lock of {where}")
         self._tok = Fts5Tokens()
         self._local = threading.local()
@@ -428,10 +428,8 @@ class PgIndex:
         except Exception as exc:
             pool.close()
             raise StorageError(f"cannot reach PostgreSQL at {shown}: {exc}") from exc
-        try:
+        with suppress(OSError):  # only the breaker's state file lives there
             path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError:
-            pass  # only the breaker's state file lives there
         return cls(url, pool, namespace=namespace, origin=origin, path=path, info=info)
 
     @property
