@@ -513,6 +513,11 @@ class PgIndex:
             self._finish(txn)
         if txn.changed:
             self._bump()
+        self._after_commit(txn)
+
+    def _after_commit(self, txn: _Txn) -> None:
+        for dims in sorted(txn.extra.get("hnsw", ())):
+            self._ensure_hnsw(dims)
 
     def _finish(self, txn: _Txn) -> None:
         if not txn.changed:
@@ -889,6 +894,11 @@ class PgIndex:
         if dims in self._hnsw:
             return
         name = f"memdir_vectors_hnsw_{dims}"
+        with self.pool.connection() as conn:
+            found = conn.execute("SELECT to_regclass(%s) IS NOT NULL", (name,)).fetchone()
+        if found and found[0]:
+            self._hnsw.add(dims)
+            return
         with self.pool.connection() as conn, conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATE_LOCK,))
             conn.execute(
@@ -916,8 +926,9 @@ class PgIndex:
             params.append((cid, self.namespace, len(vec), _Vec(vec)))
         if not params:
             return 0
-        for dims in {p[2] for p in params}:
-            self._ensure_hnsw(dims)
+        # An HNSW index is made once the transaction is over: CREATE INDEX waits for every
+        # open writer of the table, this one included.
+        conn.extra.setdefault("hnsw", set()).update({p[2] for p in params} - self._hnsw)
         cur = conn.conn.cursor()
         cur.executemany(
             "INSERT INTO memdir_vectors(chunk_id, namespace, dims, embedding) VALUES (%s, %s, %s, %b)"
@@ -1084,6 +1095,7 @@ class PgIndex:
         build.tx_cm.__exit__(None, None, None)
         build.conn_cm.__exit__(None, None, None)
         self._bump()
+        self._after_commit(build.txn)
 
     def discard_build(self, build: _PgBuild, exc: BaseException | None = None) -> None:
         error = exc or StorageError("rebuild discarded")
