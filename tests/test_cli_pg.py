@@ -72,7 +72,9 @@ def test_migrate_copies_the_index_without_embedding_again(tmp_path: Path, pg_url
     with Memory(ws, embedder=_Words()) as mem:  # type: ignore[arg-type]
         mem.sync()
         before = [(r.path, round(r.score, 5)) for r in mem.search("quokka", min_score=0.0)]
-    code, out = _run("migrate", "--to", "postgres", "-w", str(ws), "--set", f"index.url={pg_url}", "--json")
+    code, out = _run(
+        "migrate", "--to", "postgres", "-w", str(ws), "--set", f"index.url={pg_url}", "--json"
+    )
     assert code == 0, out
     report = json.loads(out)
     assert (report["files"], report["chunks"], report["vectors"]) == (2, 2, 2)
