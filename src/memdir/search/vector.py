@@ -282,8 +282,11 @@ class VectorMatrix:
         return int(sum(a.nbytes for a in self._arrays()))
 
     def refresh(self, index: VectorLog) -> None:
-        """Catch up with the index: cheap (two indexed reads) when nothing changed."""
-        with self._lock:
+        """Catch up with the index: cheap (two indexed reads) when nothing changed.
+
+        The index is taken before the matrix: a hybrid search holds the index while its vector
+        half waits for the matrix, so the other order deadlocked two concurrent searches."""
+        with index.snapshot(), self._lock:
             state = index.vector_state()
             if state.generation != self._generation or state.dims != (self._dims or None):
                 self._reset(state.generation, state.dims or 0)
