@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import signal
 import sqlite3
 import sys
 import tempfile
@@ -211,7 +212,12 @@ def measure(
     return out
 
 
+def _stop(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)  # so that the server is stopped on the way out
+
+
 def main() -> None:
+    signal.signal(signal.SIGTERM, _stop)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--files", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=1234)

@@ -804,33 +804,40 @@ class PgIndex:
             "lex": sorted({tok for t in live for tok in queries[t]}),
             "limit": limit,
         }
-        parts = []
+        tfs, parts = [], []
         for i, term in enumerate(terms):
             tokens = queries[term]
             if not tokens:
                 continue
             for j, tok in enumerate(tokens):
                 params[f"l{i}_{j}"] = tok
+
+            def pos(j: int, i: int = i) -> str:
+                return f"(SELECT positions FROM unnest(f) WHERE lexeme = %(l{i}_{j})s)"
+
             if len(tokens) == 1:
-                tf = f"coalesce(cardinality(memdir_pos(f, %(l{i}_0)s)), 0)"
+                tf = f"coalesce(cardinality({pos(0)}), 0)"
             else:
                 tests = " AND ".join(
-                    f"(x + {j})::smallint = ANY(memdir_pos(f, %(l{i}_{j})s))"
-                    for j in range(1, len(tokens))
+                    f"{pos(j)} @> ARRAY[(x + {j})::smallint]" for j in range(1, len(tokens))
                 )
-                tf = f"(SELECT count(*) FROM unnest(memdir_pos(f, %(l{i}_0)s)) AS p(x) WHERE {tests})"
+                tf = f"(SELECT count(*) FROM unnest({pos(0)}) AS p(x) WHERE {tests})"
+            tfs.append(f"{tf} AS t{i}")
             idf = repr(_fts5_idf(total, dfs[term]))
-            parts.append(
-                f"{idf} * ({tf}) * {_K1 + 1!r} / (({tf}) + {_K1!r} * ({1 - _B!r} + {_B!r} * ntok / {avgdl!r}))"
-            )
+            parts.append(f"{idf} * t{i} * {_K1 + 1!r} / (t{i} + k)")
         where = "namespace = %(ns)s AND tsv @@ %(tsq)s::tsquery"
         if sources:
             where += " AND source = ANY(%(sources)s)"
             params["sources"] = list(sources)
+        # each term's frequency is worked out once per candidate (t0, t1, …), from the
+        # candidate's tsvector cut down to the query's lexemes (f)
         sql = (
             f"SELECT {_CHUNK_COLUMNS}, -({' + '.join(parts)}) AS r FROM ("
-            f"SELECT {_CHUNK_COLUMNS}, ntok, ts_filter(setweight(tsv, 'A', %(lex)s::text[]), '{{a}}') AS f"
-            f" FROM memdir_chunks WHERE {where}) AS m ORDER BY r, id LIMIT %(limit)s"
+            f"SELECT {_CHUNK_COLUMNS}, {_K1!r} * ({1 - _B!r} + {_B!r} * ntok / {avgdl!r}) AS k,"
+            f" {', '.join(tfs)} FROM ("
+            f"SELECT {_CHUNK_COLUMNS}, ntok,"
+            f" ts_filter(setweight(tsv, 'A', %(lex)s::text[]), '{{a}}') AS f"
+            f" FROM memdir_chunks WHERE {where}) AS m) AS s ORDER BY r, id LIMIT %(limit)s"
         )
         try:
             rows = self.read(sql, params)
