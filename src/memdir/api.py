@@ -15,7 +15,6 @@ from __future__ import annotations
 import logging
 import math
 import os
-import sqlite3
 import sys
 import threading
 import time
@@ -37,10 +36,10 @@ from memdir.errors import (
     UsageError,
     WorkspaceError,
 )
-from memdir.index import Chunking, Index, Progress, SessionDelta, SyncReport, sync_index
-from memdir.index.store import is_corruption
+from memdir.index import Chunking, Progress, SessionDelta, SyncReport, sync_index
+from memdir.index.backend import open_index
 from memdir.redact import Redactor, build_patterns
-from memdir.search import SearchResponse, SearchSettings, run_search
+from memdir.search import SearchResponse, SearchSettings, VectorSearcher, run_search
 from memdir.text.stopwords import STOP_WORDS
 from memdir.workspace import OpenFile, Workspace, decode_text, is_binary, split_citation
 
@@ -50,7 +49,7 @@ if TYPE_CHECKING:
     from memdir.embed import Embedder, EmbedderSelection, EmbeddingSettings
     from memdir.embed.breaker import CircuitBreaker
     from memdir.embed.fill import FillReport
-    from memdir.search.vector import VectorMatrix, VectorSearch
+    from memdir.search.vector import VectorMatrix
 
 __all__ = ["AsyncMemory", "FileSlice", "Memory"]
 
@@ -109,15 +108,15 @@ def _recovering(method: Callable[..., _T]) -> Callable[..., _T]:
     def wrapper(self: Memory, *args: Any, **kwargs: Any) -> _T:
         try:
             return method(self, *args, **kwargs)
-        except sqlite3.DatabaseError as exc:
-            if not is_corruption(exc):
-                raise StorageError(f"index {self.index.path}: {exc}") from exc
+        except self.index.errors as exc:
+            if not self.index.is_corruption(exc):
+                raise StorageError(f"index {self.index.location}: {exc}") from exc
             self._recover(exc)
         try:
             return method(self, *args, **kwargs)
-        except sqlite3.DatabaseError as exc:
+        except self.index.errors as exc:
             raise StorageError(
-                f"index {self.index.path} is still unusable after a rebuild: {exc}"
+                f"index {self.index.location} is still unusable after a rebuild: {exc}"
             ) from exc
 
     return wrapper
@@ -149,7 +148,7 @@ class Memory:
                 f"workspace {root} is not a folder", hint="create it or run `memdir init`"
             )
         self.workspace = Workspace(self.config)
-        self.index = Index.open(self.config.index_path)
+        self.index = open_index(self.config)
         self.settings = SearchSettings.from_config(self.config)
         self._dirty = True
         self._watcher: Any = None
@@ -219,16 +218,16 @@ class Memory:
         if self._closed:
             raise UsageError("this Memory is closed")
 
-    def _recover(self, exc: sqlite3.DatabaseError) -> None:
+    def _recover(self, exc: BaseException) -> None:
         """The index file is damaged: move it aside and start a new one from the files."""
-        path = self.index.path
-        self.index.close()
-        moved = Index.discard_corrupt(path)
+        path = self.index.location
+        self.index = self.index.reopened_after_corruption()
         log.warning(
-            "index %s is damaged (%s); moved to %s and rebuilding from the files", path, exc, moved
+            "index %s is damaged (%s); moved to %s and rebuilding from the files",
+            path,
+            exc,
+            self.index.recovered_from,
         )
-        self.index = Index.open(path)
-        self.index.recovered_from = moved
         self._matrix = None
         self._dirty = True
 
@@ -388,18 +387,36 @@ class Memory:
         self._fill_thread = threading.Thread(target=run, name="memdir-embed", daemon=True)
         self._fill_thread.start()
 
-    def _vector_searcher(self) -> tuple[VectorSearch | None, str | None]:
+    def _vector_searcher(self) -> tuple[VectorSearcher | None, str | None]:
         embedder = self.embedder()
         if embedder is None:
             return None, self._embedder_reason
         paused = self._paused()
         if paused is not None:
             return None, paused
-        from memdir.search.vector import VectorMatrix, VectorSearch, cosine_range
+        from memdir.search.vector import (
+            IndexVectorSearch,
+            VectorMatrix,
+            VectorSearch,
+            cosine_range,
+        )
+
+        if self.index.server_vectors:  # the index searches its vectors itself (HNSW)
+            if not self.index.vector_state().vector_seq:
+                return None, self._vector_error or "no chunk has been embedded yet"
+            return (
+                IndexVectorSearch(
+                    self.index,
+                    embedder,
+                    prepare=lambda q: self._prepare([q])[0],
+                    cosines=cosine_range(embedder, self.config["embedding.cosine_range"]),
+                ),
+                None,
+            )
 
         if self._matrix is None:
             self._matrix = VectorMatrix()
-        self._matrix.refresh(self.index)
+        self._matrix.refresh(self.index)  # type: ignore[arg-type]  # sqlite: a VectorLog
         if self._matrix.count == 0:
             return None, self._vector_error or "no chunk has been embedded yet"
         return (
@@ -697,6 +714,7 @@ class Memory:
         return {
             "workspace": str(self.config.workspace),
             "index_path": str(self.index.path),
+            "index": self.index.server_info(),
             "config_file": str(self.config.file) if self.config.file else None,
             "files": sum(c["files"] for c in counts.values()),
             "chunks": sum(c["chunks"] for c in counts.values()),

@@ -35,6 +35,7 @@ import click
 from memdir import __version__
 from memdir.config import (
     CONFIG_FILENAME,
+    INDEX_BACKENDS,
     MAX_RESULTS,
     SETTINGS,
     STATE_DIRNAME,
@@ -563,9 +564,14 @@ def _embedding_failure(mem: Memory, report: SyncReport) -> str | None:
     "-q", "--quiet", is_flag=True, help="No progress (a bar on a terminal, else a line every 5 s)."
 )
 @click.option("--strict", is_flag=True, help="Exit with code 5 if any chunk could not be embedded.")
+@click.option(
+    "--backend",
+    type=click.Choice(INDEX_BACKENDS),
+    help="Index into this backend (default: index.backend); postgres needs index.url.",
+)
 @json_option
 @common_options
-def index(force: bool, quiet: bool, strict: bool, as_json: bool) -> None:
+def index(force: bool, quiet: bool, strict: bool, backend: str | None, as_json: bool) -> None:
     """Index the workspace (only changed files, unless --force), then embed new chunks.
 
     If embedding fails, the text index is still updated and a warning names the provider, the
@@ -574,12 +580,13 @@ def index(force: bool, quiet: bool, strict: bool, as_json: bool) -> None:
     run embeds only the rest.
 
     \b
-    Example:
+    Examples:
       memdir index --force
+      memdir index --backend postgres --set index.url=postgresql://memdir@db:5432/memdir
     """
     started = time.perf_counter()
     phases: list[str] = []
-    with _open() as mem:
+    with _open(**({"index.backend": backend} if backend else {})) as mem:
         try:
             report = _run_sync(mem, force=force, quiet=quiet or as_json, phases=phases)
         except KeyboardInterrupt:
@@ -967,7 +974,7 @@ def demo(directory: Path | None, keep: bool) -> None:
 
 # Agent-facing commands (serve, tools, prompt, write), `consolidate` and the capture commands
 # (hook, install), replay and chat live in their own modules.
-from memdir import cli_agent, cli_capture, cli_consolidate, cli_replay  # noqa: E402,F401
+from memdir import cli_agent, cli_capture, cli_consolidate, cli_pg, cli_replay  # noqa: E402,F401
 
 
 def main() -> None:

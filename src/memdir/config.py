@@ -103,6 +103,30 @@ def _sources(v: list[str]) -> str | None:
     return f"unknown source(s) {bad}; use 'memory' and/or 'sessions'" if bad else None
 
 
+# -- index backend (issue #14) -------------------------------------------------------------------
+INDEX_BACKENDS = ("sqlite", "postgres")
+_NAMESPACE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:@/-]{0,127}")
+
+
+def _pg_url(value: str) -> str | None:
+    if not value:
+        return None
+    if not value.startswith(("postgresql://", "postgres://")):
+        return (
+            "must be empty or a postgresql:// URL, e.g. postgresql://memdir@db.example:5432/memdir"
+        )
+    return None
+
+
+def _namespace(value: str) -> str | None:
+    if not value or _NAMESPACE.fullmatch(value):
+        return None
+    return "must be 1-128 letters, digits or _.:@/- (starting with a letter or digit), or empty"
+
+
+# -- end of index backend block (issue #14) -------------------------------------------------------
+
+
 # -- agent tools, scopes and redaction (issue #4) -----------------------------------------------
 SCOPES = ("main", "group", "shared")
 """Tool-call scopes: ``main`` is a private one-to-one session; ``group`` and ``shared`` are not."""
@@ -284,6 +308,32 @@ SETTINGS: tuple[Setting, ...] = (
         str,
         "Where the SQLite index lives, relative to the workspace or absolute.",
     ),
+    # -- index backend (issue #14) ----------------------------------------------------------
+    Setting(
+        "index.backend",
+        "sqlite",
+        str,
+        "Where the derived index lives: sqlite (a file beside the Markdown, index.path) or "
+        "postgres (a shared PostgreSQL with pgvector at index.url).",
+        _one_of(*INDEX_BACKENDS),
+    ),
+    Setting(
+        "index.url",
+        "",
+        str,
+        "The PostgreSQL server of index.backend = postgres, as postgresql://user[:password]@host[:port]/db.",
+        _pg_url,
+        shows_bad_value=False,
+    ),
+    Setting(
+        "index.namespace",
+        "",
+        str,
+        "The workspace id of this workspace's rows in a shared PostgreSQL index; workspaces "
+        "that set the same one share one memory. Empty: derived from the workspace folder.",
+        _namespace,
+    ),
+    # -- end of index backend block (issue #14) ---------------------------------------------
     Setting(
         "limits.max_file_bytes",
         10 * 1024 * 1024,
@@ -892,6 +942,12 @@ def _check_combined(config: Config) -> None:
             f"llm.model is empty, but llm.base_url = {config['llm.base_url']!r} "
             f"(from {config.origins.get('llm.base_url', 'default')}) is a custom server",
             hint="set llm.model to the model that server runs, e.g. llama3.2 for Ollama",
+        )
+    if config["index.backend"] == "postgres" and not config["index.url"]:
+        raise ConfigError(
+            f"index.backend = 'postgres' (from {config.origins.get('index.backend', 'default')})"
+            " but index.url is empty",
+            hint="set index.url (or MEMDIR_INDEX_URL) to postgresql://user@host:5432/db",
         )
     raw = config["index.path"]
     problem = _index_path_problem(raw, config.index_path, config.workspace)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import logging
 import os
-import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -24,7 +23,7 @@ import numpy as np
 
 from memdir.embed.base import Embedder, provider_key
 from memdir.errors import EmbeddingError
-from memdir.index import Index
+from memdir.index.backend import IndexBackend, Txn
 
 __all__ = ["FillReport", "decode_vector", "encode_vector", "fill_vectors"]
 
@@ -67,7 +66,7 @@ class FillReport:
         }
 
 
-def _ensure_owner(index: Index, embedder: Embedder, key: str) -> str | None:
+def _ensure_owner(index: IndexBackend, embedder: Embedder, key: str) -> str | None:
     """Reset stored vectors if they came from another embedder; returns why, if reset."""
     state = index.vector_state()
     if state.provider_key == key:
@@ -82,7 +81,7 @@ def _ensure_owner(index: Index, embedder: Embedder, key: str) -> str | None:
 
 
 def fill_vectors(
-    index: Index,
+    index: IndexBackend,
     embedder: Embedder,
     *,
     prepare: Callable[[list[str]], list[str]] = lambda texts: texts,
@@ -102,7 +101,7 @@ def fill_vectors(
     seconds). The writer lock (waited on up to ``lock_timeout``, at least a moment) is held
     only while a batch is written, never while it is embedded, so another process's text sync (and with it a fresh keyword search) gets in
     between batches. Every batch also records the fill's progress in the index
-    (:meth:`~memdir.index.Index.fill_record`), which ``memdir status`` shows from any process.
+    (:meth:`~memdir.index.backend.IndexBackend.fill_record`), which ``memdir status`` shows from any process.
     """
     started = time.perf_counter()
     report = FillReport(provider=f"{embedder.provider}/{embedder.model}")
@@ -146,7 +145,7 @@ def fill_vectors(
             if not rows:
                 break
 
-            def account(conn: sqlite3.Connection, now_done: int = done + len(rows)) -> None:
+            def account(conn: Txn, now_done: int = done + len(rows)) -> None:
                 """Within the batch's transaction: how far the fill has got."""
                 if not record:
                     return
@@ -192,19 +191,19 @@ def _capped(count: int, limit: int | None) -> int:
     return count if limit is None else min(count, limit)
 
 
-def _put_record(index: Index, conn: sqlite3.Connection, record: dict[str, Any]) -> None:
+def _put_record(index: IndexBackend, conn: Txn, record: dict[str, Any]) -> None:
     record["updated_at"] = round(time.time(), 3)
     index.set_fill_record(conn, record)
 
 
 def _fill_batch(
-    index: Index,
+    index: IndexBackend,
     embedder: Embedder,
     key: str,
     rows: list[tuple[int, str, str]],
     prepare: Callable[[list[str]], list[str]],
     lock_timeout: float,
-    account: Callable[[sqlite3.Connection], None],
+    account: Callable[[Txn], None],
 ) -> tuple[int, int]:
     """Embed one batch (no lock held), then write it under the writer lock."""
     cached = index.cache_get(key, [h for _, h, _ in rows])

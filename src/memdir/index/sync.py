@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import sqlite3
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -29,7 +28,8 @@ from memdir.chunking import (
     flatten_session,
 )
 from memdir.errors import ConfigError
-from memdir.index.store import FileRow, Index
+from memdir.index.backend import Build, IndexBackend, Txn
+from memdir.index.store import FileRow
 from memdir.text import TOKENIZER_VERSION
 from memdir.workspace import Problem, SourceFile, Workspace
 
@@ -237,7 +237,7 @@ class _Syncer:
     def __init__(
         self,
         workspace: Workspace,
-        index: Index,
+        index: IndexBackend,
         chunking: Chunking,
         progress: Progress | None,
         redact: Callable[[str], str] | None = None,
@@ -254,10 +254,8 @@ class _Syncer:
         # (lines skipped in a transcript) still hold.
         self.unchanged: set[str] = set()
 
-    def run(
-        self, conn: sqlite3.Connection | None, rows: Mapping[str, FileRow], *, batch: int
-    ) -> None:
-        """Sync into ``conn`` (a build database) or, when ``None``, into the live index."""
+    def run(self, build: Build | None, rows: Mapping[str, FileRow], *, batch: int) -> None:
+        """Sync into ``build`` (a rebuild) or, when ``None``, into the live index."""
         found = self.ws.discover()
         self.report.problems.extend(found.problems)
         self.report.files_total = len(found.files)
@@ -274,11 +272,11 @@ class _Syncer:
             else:
                 pending.append(self._prepare(file, row))
                 if len(pending) >= batch:
-                    self._write(conn, pending)
+                    self._write(build, pending)
                     pending = []
             self.progress("index", n, len(found.files))
         stale = [p for p in rows if p not in present]
-        self._write(conn, pending, stale=stale)
+        self._write(build, pending, stale=stale)
 
     def run_paths(self, paths: list[str]) -> set[str] | None:
         """Sync only ``paths`` into the live index; returns the relative paths looked at, or
@@ -331,12 +329,12 @@ class _Syncer:
 
     def _write(
         self,
-        conn: sqlite3.Connection | None,
+        build: Build | None,
         pending: list[tuple[SourceFile, str | None, list[Chunk] | None]],
         *,
         stale: list[str] | None = None,
     ) -> None:
-        if conn is None:
+        if build is None:
             for item in pending:
                 with self.index.transaction() as live:
                     self._apply(live, *item)
@@ -345,14 +343,13 @@ class _Syncer:
                     self.index.remove_file(live, path)
                 self.report.files_removed += 1
             return
-        conn.execute("BEGIN")
-        for item in pending:
-            self._apply(conn, *item)
-        conn.execute("COMMIT")
+        with self.index.build_transaction(build) as conn:
+            for item in pending:
+                self._apply(conn, *item)
 
     def _apply(
         self,
-        conn: sqlite3.Connection,
+        conn: Txn,
         file: SourceFile,
         digest: str | None,
         chunks: list[Chunk] | None,
@@ -379,7 +376,7 @@ class _Syncer:
 
 def sync_index(
     workspace: Workspace,
-    index: Index,
+    index: IndexBackend,
     *,
     chunking: Chunking,
     force: bool = False,
@@ -412,21 +409,17 @@ def sync_index(
             kept = [p for p in index.problems() if p.path in syncer.unchanged]
             index.set_problems(conn, kept + syncer.report.problems)
     else:
-        log.info("full rebuild of %s: %s", index.path, reason)
-        tmp, conn = index.new_build()
+        log.info("full rebuild of %s: %s", index.location, reason)
+        build = index.new_build()
         try:
-            syncer.run(conn, {}, batch=256)
-            conn.execute("BEGIN")
-            index.write_shape(shape, conn)
-            index.set_problems(conn, syncer.report.problems)
-            conn.execute("COMMIT")
-            # Merge the FTS5 segments written during the build into one b-tree per level:
-            # keyword queries on a fresh 100k-chunk index get about 30% cheaper.
-            conn.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')")
+            syncer.run(build, {}, batch=256)
+            with index.build_transaction(build) as conn:
+                index.write_shape(shape, conn)
+                index.set_problems(conn, syncer.report.problems)
         except BaseException:
-            index.discard_build(tmp, conn)
+            index.discard_build(build)
             raise
-        index.install_build(tmp, conn)
+        index.install_build(build)
         syncer.report.full_rebuild = True
         syncer.report.rebuild_reason = reason
     syncer.report.seconds = time.perf_counter() - started

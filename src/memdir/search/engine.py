@@ -11,7 +11,8 @@ from typing import Any, Protocol
 
 from memdir.config import MAX_RESULTS, Config
 from memdir.errors import EmbeddingError, UsageError
-from memdir.index import ChunkRow, Index
+from memdir.index import ChunkRow
+from memdir.index.backend import IndexBackend
 from memdir.search.decay import decay_multiplier, timestamp_for
 from memdir.search.hybrid import Candidate, merge, normalise_weights
 from memdir.search.keyword import keyword_search, query_profile
@@ -184,7 +185,7 @@ def _shorten(text: str, limit: int) -> str:
 
 
 def run_search(
-    index: Index,
+    index: IndexBackend,
     query: str,
     settings: SearchSettings,
     *,

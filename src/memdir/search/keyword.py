@@ -6,7 +6,8 @@ import math
 from dataclasses import dataclass
 
 from memdir.chunking import embed_input
-from memdir.index import ChunkRow, Index, KeywordRow
+from memdir.index import ChunkRow, KeywordRow
+from memdir.index.backend import IndexBackend
 from memdir.text import fts_match, fts_query_terms, match_text, term_matcher
 
 __all__ = ["ABSENT_WEIGHT", "PRESENCE_WEIGHT", "bm25_rank_to_score", "keyword_search"]
@@ -65,7 +66,7 @@ def _has_digit(term: str) -> bool:
 
 
 def keyword_search(
-    index: Index,
+    index: IndexBackend,
     query: str,
     limit: int,
     *,
@@ -129,7 +130,7 @@ class QueryProfile:
 
 
 def query_profile(
-    index: Index, query: str, *, stopwords: frozenset[str] = frozenset()
+    index: IndexBackend, query: str, *, stopwords: frozenset[str] = frozenset()
 ) -> QueryProfile | None:
     """The terms of ``query`` weighed against the index; ``None`` when it has no term.
 

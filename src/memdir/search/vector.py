@@ -32,7 +32,7 @@ from threadpoolctl import ThreadpoolController
 from memdir.embed.base import Embedder
 from memdir.embed.fill import decode_vector
 from memdir.errors import EmbeddingError
-from memdir.index import Index
+from memdir.index.backend import IndexBackend, VectorLog
 from memdir.search.threads import Assist, LazyPool
 
 try:  # SIMD int8 dot products; wheels cover CPython 3.8-3.14 on Linux, macOS and Windows
@@ -42,6 +42,7 @@ except ImportError:  # pragma: no cover - the numpy pass below gives the same re
 
 __all__ = [
     "COSINE_RANGES",
+    "IndexVectorSearch",
     "VectorMatrix",
     "VectorSearch",
     "cosine_range",
@@ -280,9 +281,12 @@ class VectorMatrix:
     def nbytes(self) -> int:
         return int(sum(a.nbytes for a in self._arrays()))
 
-    def refresh(self, index: Index) -> None:
-        """Catch up with the index: cheap (two indexed reads) when nothing changed."""
-        with self._lock:
+    def refresh(self, index: VectorLog) -> None:
+        """Catch up with the index: cheap (two indexed reads) when nothing changed.
+
+        The index is taken before the matrix: a hybrid search holds the index while its vector
+        half waits for the matrix, so the other order deadlocked two concurrent searches."""
+        with index.snapshot(), self._lock:
             state = index.vector_state()
             if state.generation != self._generation or state.dims != (self._dims or None):
                 self._reset(state.generation, state.dims or 0)
@@ -328,7 +332,7 @@ class VectorMatrix:
             self._alive[row] = False
 
     def _append(self, rows: list[tuple[int, int, bytes]]) -> None:
-        """Rows as :meth:`Index.vectors_since` gives them: (seq, chunk id, blob)."""
+        """Rows as :meth:`~memdir.index.backend.VectorLog.vectors_since` gives them: (seq, chunk id, blob)."""
         if not rows:
             return
         vecs = [decode_vector(blob) for _, _, blob in rows]
@@ -447,7 +451,7 @@ class VectorSearch:
 
     def __init__(
         self,
-        index: Index,
+        index: VectorLog,
         embedder: Embedder,
         matrix: VectorMatrix,
         *,
@@ -500,3 +504,39 @@ class VectorSearch:
     def _scale(self, cos: float) -> float:
         span = max(self.high - self.low, 1e-6)
         return min(1.0, max(0.0, (cos - self.low) / span))
+
+
+class IndexVectorSearch:
+    """:class:`~memdir.search.VectorSearcher` for an index that searches its vectors itself
+    (``server_vectors``: PostgreSQL's HNSW); scores are rescaled as :class:`VectorSearch` does.
+
+    The index call takes its own connection, so it may run beside the keyword half."""
+
+    def __init__(
+        self,
+        index: IndexBackend,
+        embedder: Embedder,
+        *,
+        prepare: Callable[[str], str] = lambda t: t,
+        cosines: tuple[float, float] = (0.0, 1.0),
+    ) -> None:
+        self.index = index
+        self.embedder = embedder
+        self.prepare = prepare
+        self.low, self.high = cosines
+
+    def search(
+        self, query: str, limit: int, assist: Assist | None = None
+    ) -> list[tuple[int, float]]:
+        vec = np.asarray(self.embedder.embed_query(self.prepare(query)), dtype=np.float32)
+        if vec.ndim != 1:
+            raise EmbeddingError(
+                f"{self.embedder.provider} returned a query vector of shape {vec.shape}"
+            )
+        if not np.any(vec):
+            return []
+        span = max(self.high - self.low, 1e-6)
+        return [
+            (chunk_id, min(1.0, max(0.0, (cos - self.low) / span)))
+            for chunk_id, cos in self.index.nearest(vec.tolist(), limit)
+        ]

@@ -1,0 +1,210 @@
+"""The storage seam: what the layers above the index (sync, embedding fill, search, the API)
+may ask of an index, whichever engine holds it.
+
+Two implementations follow :class:`IndexBackend`: :class:`memdir.index.store.Index` (SQLite, a
+file beside the Markdown; the default) and :class:`memdir.index.postgres.PgIndex` (a shared
+PostgreSQL with pgvector). :func:`open_index` picks one from the ``index.*`` settings. Nothing
+above this package names either engine: writes go through :meth:`IndexBackend.transaction`
+and hand its opaque :data:`Txn` back to the write methods, a full rebuild goes through
+:meth:`IndexBackend.new_build` / :meth:`IndexBackend.build_transaction` /
+:meth:`IndexBackend.install_build`, and database errors are caught as
+:attr:`IndexBackend.errors`.
+
+Vectors are searched one of two ways. A backend with ``server_vectors`` false (SQLite) hands its
+vectors out by sequence number (:class:`VectorLog`) for an in-memory matrix to follow
+(:mod:`memdir.search.vector`); one with ``server_vectors`` true (Postgres, HNSW) answers
+:meth:`IndexBackend.nearest` itself. Either way the search pipeline above is the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
+
+from memdir.chunking import Chunk
+from memdir.workspace import Problem
+
+if TYPE_CHECKING:
+    from memdir.config import Config
+    from memdir.index.store import ChunkRow, FileRow, KeywordRow, VectorState
+
+__all__ = ["Build", "IndexBackend", "LockLike", "Txn", "VectorLog", "open_index"]
+
+Txn: TypeAlias = Any
+"""A backend's open write transaction, as :meth:`IndexBackend.transaction` yields it: pass it
+back to the write methods, never use it directly."""
+
+Build: TypeAlias = Any
+"""A full rebuild in progress, as :meth:`IndexBackend.new_build` returns it."""
+
+
+class LockLike(Protocol):
+    """The writer lock (and the fill lock): re-entrant within a process, exclusive across."""
+
+    @property
+    def path(self) -> Path | str: ...
+
+    def acquire(self, timeout: float | None = None) -> bool: ...
+
+    def release(self) -> None: ...
+
+    @property
+    def held(self) -> bool: ...
+
+
+@runtime_checkable
+class IndexBackend(Protocol):
+    """One index: files, chunks, keyword search, vectors, embedding cache, meta, problems."""
+
+    kind: str
+    """``"sqlite"`` or ``"postgres"``."""
+    path: Path
+    """The local index path (``index.path``); beside it live the lock and breaker state files."""
+    lock: LockLike
+    fill_lock: LockLike
+    recovered_from: str | None
+    server_vectors: bool
+    errors: tuple[type[BaseException], ...]
+    """Exceptions of the engine that callers catch around index work."""
+
+    @property
+    def location(self) -> str:
+        """Where the index is, for people: a file path, or a URL without its password."""
+        ...
+
+    def is_corruption(self, exc: BaseException) -> bool: ...
+
+    def reopened_after_corruption(self) -> IndexBackend:
+        """Close, move the damaged index aside, open a new empty one (SQLite only)."""
+        ...
+
+    def close(self) -> None: ...
+
+    def transaction(self) -> AbstractContextManager[Txn]: ...
+
+    def snapshot(self) -> AbstractContextManager[None]: ...
+
+    def term_dfs(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]: ...
+
+    def get_meta(self, key: str) -> str | None: ...
+
+    def set_meta(self, key: str, value: str, conn: Txn | None = None) -> None: ...
+
+    def fill_record(self) -> dict[str, Any] | None: ...
+
+    def set_fill_record(self, conn: Txn, record: Mapping[str, object]) -> None: ...
+
+    def shape(self) -> dict[str, object] | None: ...
+
+    def shape_mismatch(self, wanted: Mapping[str, object]) -> str | None: ...
+
+    def write_shape(self, wanted: Mapping[str, object], conn: Txn | None = None) -> None: ...
+
+    def file_rows(self, paths: Iterable[str] | None = None) -> dict[str, FileRow]: ...
+
+    def file_count(self) -> int: ...
+
+    def replace_file(
+        self,
+        conn: Txn,
+        *,
+        path: str,
+        source: str,
+        file_hash: str,
+        size: int,
+        mtime_ns: int,
+        chunks: Sequence[Chunk],
+    ) -> list[int]: ...
+
+    def touch_file(self, conn: Txn, path: str, size: int, mtime_ns: int) -> None: ...
+
+    def remove_file(self, conn: Txn, path: str) -> None: ...
+
+    def set_problems(
+        self, conn: Txn, problems: Iterable[Problem], *, only: Iterable[str] | None = None
+    ) -> None: ...
+
+    def problems(self) -> list[Problem]: ...
+
+    def chunks_by_ids(self, ids: Sequence[int]) -> dict[int, ChunkRow]: ...
+
+    def keyword(
+        self, match: str, limit: int, *, sources: Sequence[str] | None = None
+    ) -> list[KeywordRow]: ...
+
+    def nearest(self, query: Sequence[float], k: int) -> list[tuple[int, float]]:
+        """``(chunk id, cosine)`` of the ``k`` nearest vectors (``server_vectors`` only)."""
+        ...
+
+    def vector_state(self) -> VectorState: ...
+
+    def vector_count(self) -> int: ...
+
+    def reset_vectors(self, *, provider_key: str, model: str, dims: int | None) -> None: ...
+
+    def chunks_missing_vectors(self, limit: int) -> list[tuple[int, str, str]]: ...
+
+    def count_missing_vectors(self) -> int: ...
+
+    def write_vectors(self, conn: Txn, rows: Iterable[tuple[int, bytes]]) -> int: ...
+
+    def compact_vector_log(self, keep_below: int = 100_000) -> None: ...
+
+    def cache_get(self, provider_key: str, hashes: Sequence[str]) -> dict[str, bytes]: ...
+
+    def cache_touch(self, conn: Txn, provider_key: str, hashes: Iterable[str]) -> None: ...
+
+    def cache_put(
+        self, conn: Txn, provider_key: str, rows: Iterable[tuple[str, int, bytes]]
+    ) -> None: ...
+
+    def cache_size(self) -> int: ...
+
+    def cache_evict(self, max_entries: int) -> int: ...
+
+    def counts(self) -> dict[str, dict[str, int]]: ...
+
+    def server_info(self) -> dict[str, object]:
+        """What ``memdir status`` shows of the engine (server, version, extensions, rows)."""
+        ...
+
+    def new_build(self) -> Build: ...
+
+    def build_transaction(self, build: Build) -> AbstractContextManager[Txn]: ...
+
+    def install_build(self, build: Build) -> None: ...
+
+    def discard_build(self, build: Build) -> None: ...
+
+
+class VectorLog(Protocol):
+    """Vectors by sequence number, for an in-memory matrix (``server_vectors`` false)."""
+
+    def snapshot(self) -> AbstractContextManager[None]: ...
+
+    def vector_state(self) -> VectorState: ...
+
+    def vector_count(self) -> int: ...
+
+    def vectors_since(self, seq: int, limit: int = -1) -> list[tuple[int, int, bytes]]: ...
+
+    def vector_deletions_since(self, seq: int) -> list[tuple[int, int]]: ...
+
+
+def open_index(config: Config) -> IndexBackend:
+    """The index the ``index.*`` settings name: SQLite at ``index.path`` (default), or the
+    PostgreSQL at ``index.url`` under this workspace's namespace."""
+    if config["index.backend"] == "postgres":
+        from memdir.index.postgres import PgIndex, namespace_for, origin_for
+
+        return PgIndex.open(
+            config["index.url"],
+            namespace=namespace_for(config),
+            origin=origin_for(config),
+            path=config.index_path,
+        )
+    from memdir.index.store import Index
+
+    return Index.open(config.index_path)

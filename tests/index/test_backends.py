@@ -1,0 +1,281 @@
+"""The same behaviour on both index backends: SQLite and PostgreSQL + pgvector.
+
+Each parametrised test runs once per backend (the ``backend`` fixture); the PostgreSQL one is a
+real server started on loopback for the session (tests/pgserver.py). Where the backends could
+differ in the numbers (keyword scores, vector ranks), a test builds both and compares them.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from memdir import Memory
+from memdir.errors import StorageError
+from memdir.tools import MemoryTools
+from tools.helpers import FILES
+
+KEYWORD_ONLY = {"embedding.provider": "none"}
+
+NOTES = {
+    "MEMORY.md": "# Memory\n\nAlpha decision: we chose PostgreSQL for billing.\n"
+    "- Deploys run on Fridays; the on-call rotation is in OPS-1234.\n",
+    "memory/2026-01-12.md": "# 2026-01-12\n\n## Standup\n\n- Met Bob about the quokka migration.\n"
+    "- The invoice renderer keeps failing on max_tokens=8192 requests.\n",
+    "memory/2026-01-13.md": "# 2026-01-13\n\n- Deploy moved to Tuesday; zebrafish test.\n"
+    "- 周五部署新版本，告警阈值调整为 p99 300ms。\n- Chose Redis over Memcached for caching.\n",
+    "memory/projects/billing.md": "# Billing\n\nInvoices use the narwhal exporter.\n"
+    "Running the exporter twice deployed duplicate invoices; deploying again fixed it.\n",
+    "memory/projects/ops.md": "# Ops\n\n## Alerts\n\nOPS-1243 was a different ticket about disk alerts.\n"
+    "告警 and paging go to the on-call channel. Deployment deployment deployment.\n",
+}
+
+QUERIES = [
+    "quokka migration",
+    "which database did we choose",
+    "OPS-1234",
+    "max_tokens=8192",
+    "周五部署",
+    "告警阈值",
+    "deploy",
+    "deployment deployed",
+    "narwhal exporter invoices",
+    "zebrafish",
+    "on-call rotation Fridays",
+    "something memory never mentions xylophone",
+]
+
+
+def _workspace(root: Path, files: dict[str, str] = NOTES) -> Path:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+def _hits(mem: Memory, query: str, **kwargs: Any) -> list[tuple[str, int, int, float]]:
+    response = mem.search(query, min_score=0.0, max_results=20, **kwargs)
+    return [(r.path, r.start_line, r.end_line, round(r.score, 9)) for r in response]
+
+
+def test_keyword_results_and_scores_are_the_same_on_both(tmp_path: Path, pg_url: str) -> None:
+    ws = _workspace(tmp_path / "ws")
+    results = {}
+    for name, settings in {
+        "sqlite": {"index.backend": "sqlite"},
+        "postgres": {"index.backend": "postgres", "index.url": pg_url},
+    }.items():
+        with Memory(ws, overrides={**KEYWORD_ONLY, **settings}) as mem:
+            mem.sync()
+            results[name] = {q: _hits(mem, q) for q in QUERIES}
+            results[name]["sources"] = _hits(mem, "deploy", sources=["memory"])
+    assert results["postgres"] == results["sqlite"]
+    assert results["sqlite"]["OPS-1234"][0][0] == "MEMORY.md"  # and the answers are real
+    assert results["sqlite"]["周五部署"][0][0] == "memory/2026-01-13.md"
+    assert not results["sqlite"]["something memory never mentions xylophone"] or all(
+        s < 0.5 for *_, s in results["sqlite"]["something memory never mentions xylophone"]
+    )
+
+
+def test_incremental_sync_edits_and_removals(tmp_path: Path, backend: dict[str, str]) -> None:
+    ws = _workspace(tmp_path / "ws")
+    with Memory(ws, overrides={**KEYWORD_ONLY, **backend}) as mem:
+        first = mem.sync()
+        assert first.files_indexed == len(NOTES)
+        assert mem.sync().files_indexed == 0
+        (ws / "memory/2026-01-12.md").write_text("# 2026-01-12\n\n- Met Carol about pelicans.\n")
+        (ws / "memory/projects/ops.md").unlink()
+        report = mem.sync()
+        assert (report.files_indexed, report.files_removed) == (1, 1)
+        assert _hits(mem, "quokka") == []
+        assert [h[0] for h in _hits(mem, "pelicans")] == ["memory/2026-01-12.md"]
+        assert _hits(mem, "OPS-1243") == []
+        status = mem.status()
+        assert status["files"] == len(NOTES) - 1
+        assert status["chunks"] == first.chunks_written - 1  # ops.md had one chunk
+
+
+def test_a_forced_rebuild_gives_the_same_results(tmp_path: Path, backend: dict[str, str]) -> None:
+    ws = _workspace(tmp_path / "ws")
+    with Memory(ws, overrides={**KEYWORD_ONLY, **backend}) as mem:
+        mem.sync()
+        before = {q: _hits(mem, q) for q in QUERIES}
+        report = mem.sync(force=True)
+        assert report.full_rebuild and report.rebuild_reason == "forced"
+        assert {q: _hits(mem, q) for q in QUERIES} == before
+        assert mem.status()["chunks"] == report.chunks_written
+
+
+def test_a_changed_chunking_rebuilds(tmp_path: Path, backend: dict[str, str]) -> None:
+    ws = _workspace(tmp_path / "ws")
+    with Memory(ws, overrides={**KEYWORD_ONLY, **backend}) as mem:
+        mem.sync()
+    with Memory(
+        ws, overrides={**KEYWORD_ONLY, **backend, "chunking.tokens": 64, "chunking.overlap": 16}
+    ) as mem:
+        report = mem.sync()
+        assert report.full_rebuild and "chunk_tokens" in (report.rebuild_reason or "")
+        assert [h[0] for h in _hits(mem, "zebrafish")] == ["memory/2026-01-13.md"]
+
+
+class WordEmbedder:
+    """A deterministic embedder: one dimension per known word, plus a small constant."""
+
+    provider = "test"
+    model = "words-v1"
+    max_input_bytes = 10_000
+    words = ("database", "postgresql", "deploy", "quokka", "invoice", "redis", "alert", "bob")
+
+    def identity(self) -> dict[str, str]:
+        return {"provider": self.provider, "model": self.model}
+
+    def _vec(self, text: str) -> list[float]:
+        low = text.lower()
+        v = [float(low.count(w)) for w in self.words] + [0.05]
+        n = sum(x * x for x in v) ** 0.5
+        return [x / n for x in v]
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray:
+        return np.array([self._vec(t) for t in texts], dtype=np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return np.array(self._vec(text), dtype=np.float32)
+
+
+def test_vector_and_hybrid_search_agree(tmp_path: Path, pg_url: str) -> None:
+    ws = _workspace(tmp_path / "ws")
+    found = {}
+    for name, settings in {
+        "sqlite": {"index.backend": "sqlite"},
+        "postgres": {"index.backend": "postgres", "index.url": pg_url},
+    }.items():
+        with Memory(ws, overrides=settings, embedder=WordEmbedder()) as mem:  # type: ignore[arg-type]
+            report = mem.sync()
+            assert report.vectors is not None and report.vectors["error"] is None
+            assert mem.status()["embedding"]["missing"] == 0
+            found[name] = {
+                mode: [(p, s0, s1, round(s, 5)) for p, s0, s1, s in _hits(mem, q, mode=mode)]
+                for q in ("quokka invoice", "which database", "redis alerts")
+                for mode in ("vector", "hybrid")
+            }
+            assert all(r.mode in ("vector", "hybrid") for r in [mem.search("bob", mode="vector")])
+    assert found["postgres"] == found["sqlite"]
+    assert found["sqlite"]["vector"]  # vector search really answered
+
+
+def test_embeddings_are_reused_from_the_cache_after_a_rebuild(
+    tmp_path: Path, backend: dict[str, str]
+) -> None:
+    ws = _workspace(tmp_path / "ws")
+    with Memory(ws, overrides=backend, embedder=WordEmbedder()) as mem:  # type: ignore[arg-type]
+        first = mem.sync()
+        # (on PostgreSQL the cache is shared by every namespace: other tests' texts may be in it)
+        assert first.vectors
+        assert first.vectors["embedded"] + first.vectors["from_cache"] == first.chunks_written
+        again = mem.sync(force=True)
+        assert again.vectors and again.vectors["embedded"] == 0
+        assert again.vectors["from_cache"] == again.chunks_written
+        assert mem.search("quokka", mode="vector", min_score=0.0)[0].path == "memory/2026-01-12.md"
+
+
+def test_scopes_and_agent_namespaces_through_the_tools(
+    tmp_path: Path, backend: dict[str, str]
+) -> None:
+    ws = _workspace(tmp_path / "ws", FILES)
+    overrides = {**KEYWORD_ONLY, **backend}
+
+    def seen(**context: Any) -> set[str]:
+        with MemoryTools.open(ws, overrides=overrides, **context) as tools:
+            result = tools.call(
+                "memory_search", {"query": "quokka", "minScore": 0, "maxResults": 50}
+            )
+            assert not result.is_error, result.payload
+            return {hit["path"] for hit in result.payload["results"]}
+
+    shared = {"memory/2026-01-12.md", "memory/projects/billing.md"}
+    assert seen(scope="shared") == shared
+    assert seen(scope="shared", agent_id="alice") == shared | {"memory/agents/alice/notes.md"}
+    main = seen(scope="main", agent_id="bob")
+    assert "memory/agents/bob/notes.md" in main and "MEMORY.md" in main
+    assert not any("alice" in p for p in main)
+
+
+def test_memory_write_is_searchable_at_once(tmp_path: Path, backend: dict[str, str]) -> None:
+    ws = _workspace(tmp_path / "ws")
+    with MemoryTools.open(ws, overrides={**KEYWORD_ONLY, **backend}, scope="main") as tools:
+        wrote = tools.call("memory_write", {"content": "The capybara rollout is blocked on SSO."})
+        assert not wrote.is_error, wrote.payload
+        result = tools.call("memory_search", {"query": "capybara rollout", "minScore": 0})
+        assert [h["path"] for h in result.payload["results"]] == [wrote.payload["path"]]
+
+
+def test_status_names_the_engine(tmp_path: Path, backend: dict[str, str]) -> None:
+    ws = _workspace(tmp_path / "ws")
+    with Memory(ws, overrides={**KEYWORD_ONLY, **backend}) as mem:
+        mem.sync()
+        info = mem.status()["index"]
+    assert info["backend"] == backend["index.backend"]
+    if info["backend"] == "postgres":
+        assert info["server_version"].startswith("18")
+        assert info["pgvector"] == "0.8.6" and "vector 0.8.6" in info["extensions"]
+        assert info["rows"] == {"files": len(NOTES), "chunks": 5, "vectors": 0}
+
+
+def test_workspaces_are_namespaces_of_one_database(tmp_path: Path, pg_url: str) -> None:
+    a = _workspace(tmp_path / "a", {"memory/a.md": "the walrus plan\n"})
+    b = _workspace(tmp_path / "b", {"memory/b.md": "the walrus budget\n"})
+    settings = {**KEYWORD_ONLY, "index.backend": "postgres", "index.url": pg_url}
+    with Memory(a, overrides=settings) as ma, Memory(b, overrides=settings) as mb:
+        ma.sync()
+        mb.sync()
+        assert [h[0] for h in _hits(ma, "walrus")] == ["memory/a.md"]
+        assert [h[0] for h in _hits(mb, "walrus")] == ["memory/b.md"]
+    shared = {**settings, "index.namespace": "team"}
+    with Memory(a, overrides=shared) as ma, Memory(b, overrides=shared) as mb:
+        ma.sync()
+        mb.sync()
+        ma.sync()  # a's sync must not remove b's file: each removes only what it indexed
+        assert {h[0] for h in _hits(ma, "walrus")} == {"memory/a.md", "memory/b.md"}
+        (b / "memory/b.md").unlink()
+        mb.sync()
+        assert [h[0] for h in _hits(ma, "walrus")] == ["memory/a.md"]
+
+
+def test_an_unreachable_server_is_named_without_its_password(tmp_path: Path) -> None:
+    ws = _workspace(tmp_path / "ws")
+    url = "postgresql://memdir:s3cret-pw@127.0.0.1:1/memdir"
+    with pytest.raises(StorageError) as err:
+        Memory(ws, overrides={"index.backend": "postgres", "index.url": url})
+    text = str(err.value)
+    assert "cannot reach PostgreSQL at postgresql://memdir:***@127.0.0.1:1/memdir" in text
+    assert "s3cret" not in text
+
+
+def test_the_schema_is_versioned_and_reopened_without_migrating(
+    tmp_path: Path, pg_url: str
+) -> None:
+    import psycopg
+
+    ws = _workspace(tmp_path / "ws")
+    settings = {**KEYWORD_ONLY, "index.backend": "postgres", "index.url": pg_url}
+    with Memory(ws, overrides=settings) as mem:
+        mem.sync()
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT value FROM memdir_meta WHERE namespace = '' AND key = 'schema'"
+        ).fetchone()
+        assert row == ("1",)
+        conn.execute("UPDATE memdir_meta SET value = '99' WHERE namespace = '' AND key = 'schema'")
+        try:
+            with pytest.raises(StorageError, match="schema 99, newer than this memdir"):
+                Memory(ws, overrides=settings)
+        finally:
+            conn.execute(
+                "UPDATE memdir_meta SET value = '1' WHERE namespace = '' AND key = 'schema'"
+            )
+    shutil.rmtree(ws)
