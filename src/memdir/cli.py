@@ -965,8 +965,8 @@ def demo(directory: Path | None, keep: bool) -> None:
 
 
 # Agent-facing commands (serve, tools, prompt, write), `consolidate` and the capture commands
-# (hook, install), replay and chat live in their own modules.
-from memdir import cli_agent, cli_capture, cli_consolidate, cli_replay  # noqa: E402,F401
+# (hook, install), replay and chat, and `lcm` (the lossless context) live in their own modules.
+from memdir import cli_agent, cli_capture, cli_consolidate, cli_lcm, cli_replay  # noqa: E402,F401
 
 
 def main() -> None:

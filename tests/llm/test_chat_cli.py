@@ -100,6 +100,9 @@ def test_chat_calls_memory_search_then_answers_and_records(ws: Path, server: Fak
         "memory_search",
         "memory_get",
         "memory_write",
+        "lcm_grep",
+        "lcm_describe",
+        "lcm_expand",
     }
     tool_message = second["messages"][-1]
     assert tool_message["role"] == "tool" and tool_message["tool_call_id"] == "call_1"
