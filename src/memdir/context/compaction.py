@@ -9,11 +9,13 @@ each round one transaction:
 
 1. **leaf**: the oldest run of raw messages outside that tail, at most ``context.leaf_tokens``
    (20k) tokens of them (a single bigger message alone), becomes a depth-0 summary
-   (``context.leaf_target_tokens``, at most a quarter of the trigger's tokens);
+   (``context.leaf_target_tokens``, at most an eighth of the trigger's tokens);
 2. **condense**: once ``context.leaf_fanout`` (8) depth-0 summaries follow each other in the
    context, or ``context.condensed_fanout`` (4) of a higher depth, the oldest such run becomes one
-   summary a level up (``context.condensed_target_tokens``). When the leaves are done and the
-   context is still above the trigger, two are enough.
+   summary a level up (``context.condensed_target_tokens``, at most a quarter of the
+   trigger's). When the leaves are done and the context is still above the trigger, two are
+   enough; and if no two of one depth are adjacent, the deeper of two adjacent summaries
+   absorbs the other (keeping its depth, so the DAG does not grow into a chain).
 
 The loop stops when no round is left to do, after ``context.max_rounds`` rounds, or when a round
 would not shrink the context (its summary is not cheaper than what it replaces: nothing is
@@ -34,13 +36,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memdir.config import Config
-from memdir.context.store import ContextItem, LcmStore, MessageRow
+from memdir.context.store import ContextItem, LcmStore, MessageRow, SummaryRow, render_summary
 from memdir.context.summarize import Spend, Summarizer
 from memdir.errors import StorageError
 
-__all__ = ["CompactionResult", "ContextSettings", "compact", "plan_round"]
+__all__ = ["CompactionResult", "ContextSettings", "compact", "plan_round", "plan_rounds"]
 
 log = logging.getLogger(__name__)
+
+
+MIN_SUMMARY_TOKENS = 16
+"""A run is only summarised when a summary of at least this many tokens would still cost
+less than the run (a leaf waits for at least four times that beyond the summary's header)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,10 +79,12 @@ class ContextSettings:
         return max(int(self.window_tokens * self.trigger), 1)
 
     def target(self, depth: int) -> int:
-        """The summary target for ``depth``, never more than a quarter of the trigger's
-        tokens (a small window gets small summaries, so compaction can get under it)."""
-        wanted = self.leaf_target_tokens if depth == 0 else self.condensed_target_tokens
-        return max(min(wanted, self.trigger_tokens // 4), 16)
+        """The summary target for ``depth``, never more than an eighth (a leaf) or a quarter
+        (a condensed summary) of the trigger's tokens: a small window gets small summaries, so
+        compaction can get under it."""
+        if depth == 0:
+            return max(min(self.leaf_target_tokens, self.trigger_tokens // 8), 16)
+        return max(min(self.condensed_target_tokens, self.trigger_tokens // 4), 16)
 
     def fanout(self, depth: int) -> int:
         return self.leaf_fanout if depth == 0 else self.condensed_fanout
@@ -148,13 +157,20 @@ def protected_tail(items: Sequence[ContextItem], settings: ContextSettings) -> i
     return start
 
 
-def plan_round(
-    items: Sequence[ContextItem], settings: ContextSettings, *, pressure: bool = False
-) -> Round | None:
-    """The next round to run, or ``None``: a leaf over the oldest raw run outside the fresh
-    tail, else the oldest run of same-depth summaries long enough to condense (two under
-    ``pressure``)."""
+def plan_rounds(
+    items: Sequence[ContextItem],
+    settings: ContextSettings,
+    *,
+    pressure: bool = False,
+    min_leaf_tokens: int = 0,
+) -> list[Round]:
+    """The rounds worth trying next, best first: a leaf over the oldest raw run outside the
+    fresh tail (when it holds at least ``min_leaf_tokens``: a summary of less could not be
+    cheaper than it), then the runs of same-depth summaries long enough to condense, oldest
+    first. Under ``pressure`` (the context still over the trigger) two summaries are enough,
+    and when no two of one depth are adjacent, the oldest two adjacent summaries of any depth."""
     older = items[: protected_tail(items, settings)]
+    rounds: list[Round] = []
     for i, item in enumerate(older):
         if not item.is_message:
             continue
@@ -165,7 +181,9 @@ def plan_round(
                 break
             run.append(later)
             total += later.tokens
-        return Round(tuple(run), 0)
+        if total >= min_leaf_tokens:
+            rounds.append(Round(tuple(run), 0))
+        break
     i = 0
     while i < len(older):
         depth = older[i].depth
@@ -174,11 +192,26 @@ def plan_round(
             j += 1
         need = 2 if pressure else settings.fanout(depth)
         if j - i >= need:
-            return Round(
-                tuple(older[i : i + max(need, min(j - i, settings.fanout(depth)))]), depth + 1
-            )
+            take = max(need, min(j - i, settings.fanout(depth)))
+            rounds.append(Round(tuple(older[i : i + take]), depth + 1))
         i = max(j, i + 1)
-    return None
+    if pressure and len(rounds) == (1 if rounds and rounds[0].depth == 0 else 0):
+        for i in range(len(older) - 1):
+            pair = older[i : i + 2]
+            if not pair[0].is_message and not pair[1].is_message:
+                # Of two depths the deeper absorbs the other and keeps its depth, so repeated
+                # merges under pressure do not build an ever deeper chain.
+                rounds.append(Round(tuple(pair), max(p.depth for p in pair)))
+                break
+    return rounds
+
+
+def plan_round(
+    items: Sequence[ContextItem], settings: ContextSettings, *, pressure: bool = False
+) -> Round | None:
+    """The first of :func:`plan_rounds`, or ``None``."""
+    rounds = plan_rounds(items, settings, pressure=pressure)
+    return rounds[0] if rounds else None
 
 
 def render_messages(rows: Sequence[MessageRow], *, max_tokens: int, count: Any) -> str:
@@ -220,54 +253,76 @@ def compact(
         if before is not None and plan_round(items, settings, pressure=True) is not None:
             result.flushed = bool(before())
         count = summarizer.counter.count
+        min_leaf = _item_cost("", 0, count) + 4 * MIN_SUMMARY_TOKENS
         while True:
             items = store.items(conversation)
             tokens = sum(i.tokens for i in items)
             pressure = tokens >= settings.trigger_tokens
-            planned = plan_round(items, settings, pressure=pressure)
-            if planned is None:
+            candidates = plan_rounds(items, settings, pressure=pressure, min_leaf_tokens=min_leaf)
+            if not candidates:
                 result.reason = "done" if result.rounds else "nothing-to-compact"
                 break
-            if result.rounds >= settings.max_rounds:
-                result.reason = "round-cap"
-                result.warnings.append(
-                    f"stopped after {settings.max_rounds} rounds (context.max_rounds); "
-                    "the next compaction continues"
-                )
+            written = None
+            for planned in candidates:
+                if result.rounds >= settings.max_rounds:
+                    break
+                result.rounds += 1
+                summary = _summarise(store, planned, settings, summarizer, spend, count)
+                if summary is None:  # too small to summarise into anything cheaper
+                    continue
+                result.warnings.extend(summary.warnings)
+                cost = _item_cost(summary.content, planned.depth, count)
+                if cost >= planned.tokens:
+                    result.warnings.append(
+                        f"a summary of {planned.tokens} tokens came to {cost}: it would not "
+                        "shrink the context, so it was not written"
+                    )
+                    continue
+                try:
+                    written = store.replace_items(
+                        conversation,
+                        planned.items,
+                        content=summary.content,
+                        depth=planned.depth,
+                        kind=summary.kind,
+                        model=summary.model,
+                        count=count,
+                    )
+                except StorageError as exc:  # the context changed under us
+                    result.warnings.append(str(exc))
+                    result.reason = "changed"
+                    return _finish(result, store, spend, started)
+                result.summaries.append(written.id)
                 break
-            summary = _summarise(store, planned, settings, summarizer, spend, count)
-            result.warnings.extend(summary.warnings)
-            cost = _item_cost(summary.content, planned, store, count)
-            if cost >= planned.tokens:
-                result.reason = "no-shrink"
-                result.warnings.append(
-                    f"a summary of {planned.tokens} tokens came to {cost}: the round would not "
-                    "shrink the context, so compaction stopped"
-                )
+            if written is None:
+                if result.rounds >= settings.max_rounds:
+                    result.reason = "round-cap"
+                    result.warnings.append(
+                        f"stopped after {settings.max_rounds} rounds (context.max_rounds); "
+                        "the next compaction continues"
+                    )
+                else:
+                    result.reason = "no-shrink"
+                    result.warnings.append(
+                        "no round shrank the context: compaction stopped (it resumes when more "
+                        "messages arrive)"
+                    )
                 break
-            try:
-                row = store.replace_items(
-                    conversation,
-                    planned.items,
-                    content=summary.content,
-                    depth=planned.depth,
-                    kind=summary.kind,
-                    model=summary.model,
-                    count=count,
-                )
-            except StorageError as exc:  # the context changed under us: plan again
-                result.warnings.append(str(exc))
-                result.reason = "changed"
-                break
-            result.rounds += 1
-            result.summaries.append(row.id)
     finally:
         store.lock.release()
-    result.tokens_after = sum(i.tokens for i in store.items(conversation))
+    return _finish(result, store, spend, started)
+
+
+def _finish(
+    result: CompactionResult, store: LcmStore, spend: Spend, started: float
+) -> CompactionResult:
+    result.tokens_after = sum(i.tokens for i in store.items(result.conversation))
     result.calls, result.model_tokens = spend.calls, spend.tokens
     result.elapsed_s = time.monotonic() - started
-    for warning in result.warnings:
-        log.warning("compaction of %s: %s", conversation, warning)
+    stopped = result.reason in ("round-cap", "no-shrink", "busy", "changed")
+    for warning in result.warnings:  # a summary's retries are routine; a stop is not
+        log.log(logging.WARNING if stopped else logging.INFO, "compaction of %s: %s",
+                result.conversation, warning)  # fmt: skip
     return result
 
 
@@ -286,17 +341,17 @@ def _summarise(
     else:
         found = store.summaries_by_id([i.ref for i in planned.items])
         text = "\n\n".join(found[i.ref].content for i in planned.items)
-    target = settings.target(planned.depth)
-    return summarizer.summarize(text, depth=planned.depth, target=target, spend=spend)
+    # The summary must cost less than what it replaces, its rendered header included.
+    room = planned.tokens - _item_cost("", planned.depth, count) - 1
+    if room < MIN_SUMMARY_TOKENS:
+        return None
+    target = min(settings.target(planned.depth), room)
+    return summarizer.summarize(text, depth=planned.depth, target=target, spend=spend, limit=room)
 
 
-def _item_cost(content: str, planned: Round, store: LcmStore, count: Any) -> int:
-    """What the new summary would cost in the context (its rendered form)."""
-    # The rendered header is about 40 tokens whatever the content; count it exactly.
-    from memdir.context.store import SummaryRow, render_summary
-
+def _item_cost(content: str, depth: int, count: Any) -> int:
+    """What a summary of ``content`` would cost in the context (its rendered form)."""
     probe = SummaryRow(
-        "sum_0000000000000000", "", planned.depth, content, 0, 0, 0, 0, 0, 1, 1, 99999,
-        "", "", 0,
-    )  # fmt: skip
+        "sum_0000000000000000", "", depth, content, 0, 0, 0, 0, 0, 1, 1, 99999, "", "", 0
+    )
     return count(render_summary(probe)) + 4

@@ -362,25 +362,23 @@ class LosslessContext:
         if not self.exists:
             raise NotFoundError(f"no conversation is stored yet ({self.path} does not exist)")
         if kind == "message":
-            rows = [self.store.message(int(value))]
+            row = self.store.message(int(value))
+            conversation, first, last = row.conversation, row.seq, row.seq
+            total, total_tokens = 1, row.tokens
         else:
-            self.store.summary(str(value))  # NotFoundError for an unknown id
-            rows = self.store.covered_messages(str(value))
-        page, used = [], 0
-        for row in rows[offset:]:
-            if max_tokens is not None and page and used + row.tokens > max_tokens:
-                break
-            page.append(row)
-            used += row.tokens
+            summary = self.store.summary(str(value))  # NotFoundError for an unknown id
+            conversation, first, last = summary.conversation, summary.first_seq, summary.last_seq
+            total, total_tokens = summary.messages, summary.source_tokens
+        page = self.store.message_page(conversation, first + offset, last, max_tokens)
         end = offset + len(page)
         return {
             "id": value,
-            "session": rows[0].conversation if rows else None,
-            "total_messages": len(rows),
-            "total_tokens": sum(r.tokens for r in rows),
+            "session": conversation,
+            "total_messages": total,
+            "total_tokens": total_tokens,
             "offset": offset,
-            "next_offset": end if end < len(rows) else None,
-            "tokens": used,
+            "next_offset": end if end < total else None,
+            "tokens": sum(r.tokens for r in page),
             "messages": [r.to_dict() for r in page],
         }
 

@@ -525,6 +525,34 @@ class LcmStore:
                     out[row[0]] = MessageRow(*row)
         return out
 
+    def message_page(
+        self, conversation: str, first_seq: int, last_seq: int, max_tokens: int | None
+    ) -> list[MessageRow]:
+        """Messages ``first_seq``..``last_seq`` in order, stopping before the one that would
+        take the page over ``max_tokens`` (at least one). A summary covers exactly the range
+        from its first to its last seq (:meth:`check` verifies it against the DAG), so this
+        is how a large summary is expanded page by page without walking all of it each time."""
+        out: list[MessageRow] = []
+        used = 0
+        at = first_seq
+        with self._mutex:
+            while at <= last_seq:
+                rows = self.conn.execute(
+                    f"SELECT {_MESSAGE_COLUMNS} FROM messages WHERE conversation = ? "
+                    "AND seq BETWEEN ? AND ? ORDER BY seq LIMIT 200",
+                    (conversation, at, last_seq),
+                ).fetchall()
+                if not rows:
+                    break
+                for raw in rows:
+                    row = MessageRow(*raw)
+                    if max_tokens is not None and out and used + row.tokens > max_tokens:
+                        return out
+                    out.append(row)
+                    used += row.tokens
+                at = rows[-1][2] + 1
+        return out
+
     def covering_leaf(self, message_id: int) -> str | None:
         """The leaf summary that covers a message, or ``None`` while it is raw."""
         with self._mutex:

@@ -6,7 +6,7 @@ lacked: (1) the depth's prompt, (2) once more with a stricter prompt and half th
 *truncated extract*: the offline :class:`~memdir.llm.ExtractiveSummarizer`'s key sentences cut
 to a budget below the input (the input's head when no sentence is worth keeping). An answer
 counts as failed when the call raises, returns nothing or ``NO_REPLY``, or is not shorter than
-its input, or is over twice its target. Each call runs in a worker thread and is abandoned after
+its input, or is over twice its target (or the room its caller has). Each call runs in a worker thread and is abandoned after
 ``timeout_s`` (the client gets the same limit), so a summariser that never answers costs at most
 two timeouts per summary. :class:`Spend` counts calls and tokens across a whole compaction;
 once its caps are reached the model is not called again and step 3 writes the summaries, so a
@@ -28,6 +28,9 @@ from memdir.llm.extractive import ExtractiveSummarizer
 __all__ = ["CONDENSED_PROMPT", "LEAF_PROMPT", "STRICT_PROMPT", "Spend", "Summarizer", "Summary"]
 
 log = logging.getLogger(__name__)
+
+EXTRACT_LINE_CHARS = 2000
+"""Each line of a summary's input is cut to this many characters before extraction."""
 
 LEAF_PROMPT = (
     "You compress part of a conversation for the assistant's own working memory: your summary "
@@ -115,14 +118,18 @@ class Summarizer:
             return "extractive"
         return f"{getattr(self.model, 'provider', '?')}/{getattr(self.model, 'model', '?')}"
 
-    def summarize(self, text: str, *, depth: int, target: int, spend: Spend) -> Summary:
-        """A summary of ``text`` (a rendered run of messages, or of summaries)."""
+    def summarize(
+        self, text: str, *, depth: int, target: int, spend: Spend, limit: int | None = None
+    ) -> Summary:
+        """A summary of ``text`` (a rendered run of messages, or of summaries), aiming at
+        ``target`` tokens and never over ``limit`` (default: twice the target)."""
         count = self.counter.count
         size = count(text)
+        limit = min(limit if limit is not None else 2 * target, 2 * target)
         warnings: list[str] = []
         if self.extractive:
             content = self._extract(text, target)
-            if self._usable(content, size, target):
+            if self._usable(content, size, limit):
                 return Summary(content, "extract", "extractive", size, count(content))
         else:
             prompt = (LEAF_PROMPT if depth == 0 else CONDENSED_PROMPT).format(target=target)
@@ -141,19 +148,19 @@ class Summarizer:
                     )
                     break
                 content, problem = self._ask(text, system, goal, temperature, size, spend)
-                if problem is None and self._usable(content, size, target):
+                if problem is None and self._usable(content, size, limit):
                     return Summary(
                         content, kind, self.name, size, count(content), attempts, warnings
                     )
                 warnings.append(f"summary attempt {attempts} ({kind}): {problem or 'unusable'}")
-        budget = max(1, min(target, size // 2))
+        budget = max(1, min(target, size // 2, limit))
         content = self._cut(self._extract(text, budget), budget) or self._cut(text, budget)
         warnings.append(f"wrote a truncated extract of {count(content)} tokens")
         return Summary(content, "truncated", "extractive", size, count(content), 0, warnings)
 
-    def _usable(self, content: str, size: int, target: int) -> bool:
+    def _usable(self, content: str, size: int, limit: int) -> bool:
         tokens = self.counter.count(content)
-        return bool(content.strip()) and tokens < size and tokens <= 2 * target
+        return bool(content.strip()) and tokens < size and tokens <= limit
 
     def _ask(
         self, text: str, system: str, goal: int, temperature: float, size: int, spend: Spend
@@ -191,7 +198,10 @@ class Summarizer:
         return content, None
 
     def _extract(self, text: str, budget: int) -> str:
-        result = self._extractor.summarize(text, max_chars=max(budget * 4, 16))
+        # The extractor scores every sentence with regexes that slow down badly on very long
+        # unbroken lines (50k characters: 11 s); it keeps sentences of at most 400 anyway.
+        lines = (line[:EXTRACT_LINE_CHARS] for line in text.splitlines())
+        result = self._extractor.summarize("\n".join(lines), max_chars=max(budget * 4, 16))
         return self._cut(result.text.strip(), budget)
 
     def _cut(self, text: str, budget: int) -> str:
