@@ -18,7 +18,9 @@ Tables
     (conversation, ``ord``, a message or a summary): what assembly reads. Compaction replaces a
     run of items by one summary item that takes the first one's ``ord``; nothing is ever deleted
     from ``messages`` or ``summaries``, so any summary expands back to exactly its messages.
-    ``messages_fts`` and ``summaries_fts`` are contentless FTS5 tables over the words of
+    (The edge and item tables are rowid tables: SQLite 3.40's ``PRAGMA integrity_check``
+    reports false NOT NULL violations on such WITHOUT ROWID tables.) ``messages_fts`` and
+    ``summaries_fts`` are contentless FTS5 tables over the words of
     :func:`memdir.text.fts_document` (CJK runs as characters plus bigrams, the index's
     tokenisation); ``meta`` holds the schema version and the tokenizer's, and the FTS tables are
     rebuilt from the stored text when the tokenizer changes.
@@ -105,20 +107,20 @@ CREATE TABLE IF NOT EXISTS summary_messages (
     message INTEGER NOT NULL UNIQUE REFERENCES messages(id),
     ord     INTEGER NOT NULL,
     PRIMARY KEY (summary, ord)
-) WITHOUT ROWID;
+);
 CREATE TABLE IF NOT EXISTS summary_children (
     summary TEXT NOT NULL REFERENCES summaries(id),
     child   TEXT NOT NULL UNIQUE REFERENCES summaries(id),
     ord     INTEGER NOT NULL,
     PRIMARY KEY (summary, ord)
-) WITHOUT ROWID;
+);
 CREATE TABLE IF NOT EXISTS context_items (
     conversation TEXT NOT NULL REFERENCES conversations(id),
     ord          INTEGER NOT NULL,
     kind         TEXT NOT NULL CHECK (kind IN ('message', 'summary')),
     ref          TEXT NOT NULL,
     PRIMARY KEY (conversation, ord)
-) WITHOUT ROWID;
+);
 CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(body, content='', tokenize='{FTS_TOKENIZE}');
 CREATE VIRTUAL TABLE IF NOT EXISTS summaries_fts USING fts5(body, content='', tokenize='{FTS_TOKENIZE}');
 """
