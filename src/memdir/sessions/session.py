@@ -9,7 +9,9 @@
 ...     session.end()                                      # on /new: the session-memory file
 
 Every message goes to ``<sessions.dir>/<session-id>.jsonl`` (see :mod:`.store`), so a session
-can be resumed by id in a later process, its flush bookkeeping included.
+can be resumed by id in a later process, its flush bookkeeping included. ``context()`` and
+``compact()`` mirror the transcript into the workspace's lossless context store (through
+``Memory.lcm``) and return what to send the model: summaries plus the newest messages.
 """
 
 from __future__ import annotations
