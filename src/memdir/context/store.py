@@ -455,7 +455,8 @@ class LcmStore:
                 if (
                     message.ext_id
                     and conn.execute(
-                        "SELECT 1 FROM messages WHERE conversation = ? AND ext_id = ?",
+                        # "ext_id != ''" lets SQLite use the partial index (else: a full scan)
+                        "SELECT 1 FROM messages WHERE conversation = ? AND ext_id = ? AND ext_id != ''",
                         (conversation, message.ext_id),
                     ).fetchone()
                 ):
