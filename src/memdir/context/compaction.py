@@ -15,11 +15,15 @@ each round one transaction:
    summary a level up (``context.condensed_target_tokens``, at most a quarter of the
    trigger's). When the leaves are done and the context is still above the trigger, two are
    enough; and if no two of one depth are adjacent, the deeper of two adjacent summaries
-   absorbs the other (keeping its depth, so the DAG does not grow into a chain).
+   absorbs the other (keeping its depth, so repeated merges under pressure do not make the
+   DAG ever deeper).
 
-The loop stops when no round is left to do, after ``context.max_rounds`` rounds, or when a round
-would not shrink the context (its summary is not cheaper than what it replaces: nothing is
-written, and a warning says so). Model spend across one compaction is capped at
+Each round tries the candidates in that order. A summary is only written when it costs less in
+the context than what it replaces (its rendered header included; a run too small for that is
+not even tried), otherwise the next candidate is tried, so the context never grows. The loop
+stops when no candidate is left (``done``), after ``context.max_rounds`` attempts
+(``round-cap``), or when no candidate shrinks the context (``no-shrink``, with a warning: it
+resumes when more messages arrive, with no loop in between). Model spend across one compaction is capped at
 ``context.max_calls`` calls and ``context.max_model_tokens`` tokens, each call at
 ``context.timeout_s`` seconds; past the caps the summaries are truncated extracts (see
 :mod:`.summarize`). One compaction runs at a time per store (its writer lock; another caller
