@@ -158,7 +158,7 @@ def scale(convs: list[Conversation], n: int, tmp: Path, rng: random.Random) -> d
     for i in range(n):
         m = base[i % len(base)]
         tag = f"r{i // len(base)} "
-        batch.append(NewMessage(m.role, tag + m.content, T0 + i * 1000, f"{tag}{m.ext_id}"))
+        batch.append(NewMessage(m.role, tag + m.content, T0 + i * 1000, str(i)))
         if len(batch) == 500:
             working.extend(batch)
             batch.clear()

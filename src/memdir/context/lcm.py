@@ -20,7 +20,7 @@ from typing import Any
 
 from memdir.config import Config
 from memdir.context.compaction import CompactionResult, ContextSettings
-from memdir.context.store import LcmStore, NewMessage, parse_ref, store_path
+from memdir.context.store import LcmStore, NewMessage, iso_time, parse_ref, store_path
 from memdir.context.summarize import Summarizer
 from memdir.context.tokens import TokenCounter
 from memdir.context.working import WorkingMemory
@@ -158,7 +158,7 @@ class LosslessContext:
         rows = self.store.conversations()
         out["sessions"] = [
             {"id": c.id, "messages": c.messages, "summaries": c.summaries,
-             "updated_at": _iso(c.updated_ms), "source": c.source}
+             "updated_at": iso_time(c.updated_ms), "source": c.source}
             for c in rows
         ]  # fmt: skip
         if not rows:
@@ -319,7 +319,7 @@ class LosslessContext:
                 "seq": m.seq,
                 "role": m.role,
                 "tokens": m.tokens,
-                "created_at": _iso(m.created_ms),
+                "created_at": iso_time(m.created_ms),
                 "summary": leaf,
                 "in_context": leaf is None,
             }
@@ -330,8 +330,8 @@ class LosslessContext:
             "id": row.id,
             "session": row.conversation,
             "depth": row.depth,
-            "earliest_at": _iso(row.earliest_ms),
-            "latest_at": _iso(row.latest_ms),
+            "earliest_at": iso_time(row.earliest_ms),
+            "latest_at": iso_time(row.latest_ms),
             "first_seq": row.first_seq,
             "last_seq": row.last_seq,
             "messages": row.messages,
@@ -341,7 +341,7 @@ class LosslessContext:
             "children": [{"kind": k, "id": i} for k, i in children],
             "made_by": row.kind,
             "model": row.model,
-            "created_at": _iso(row.created_ms),
+            "created_at": iso_time(row.created_ms),
             "content": row.content,
         }
 
@@ -386,9 +386,3 @@ class LosslessContext:
 def _check_choice(name: str, value: object, choices: tuple[str, ...]) -> None:
     if value not in choices:
         raise UsageError(f"{name} must be one of {', '.join(choices)}, got {value!r}")
-
-
-def _iso(ms: int) -> str:
-    from memdir.context.store import _iso as iso
-
-    return iso(ms)

@@ -55,6 +55,9 @@ __all__ = [
     "MessageRow",
     "NewMessage",
     "SummaryRow",
+    "iso_time",
+    "parse_ref",
+    "render_summary",
     "store_path",
 ]
 
@@ -163,7 +166,7 @@ class MessageRow:
             "role": self.role,
             "content": self.content,
             "tokens": self.tokens,
-            "created_at": _iso(self.created_ms),
+            "created_at": iso_time(self.created_ms),
         }
         if self.extra:
             out["extra"] = json.loads(self.extra)
@@ -243,7 +246,7 @@ class GrepHit:
             "id": self.id,
             "session": self.conversation,
             "snippet": self.snippet,
-            "created_at": _iso(self.created_ms),
+            "created_at": iso_time(self.created_ms),
             "in_context": self.in_context,
         }
         if self.kind == "message":
@@ -257,11 +260,12 @@ def render_summary(row: SummaryRow) -> str:
     """How a summary appears in the assembled context (and what its ``item_tokens`` count)."""
     return (
         f'<summary id="{row.id}" depth="{row.depth}" messages="{row.messages}" '
-        f'from="{_iso(row.earliest_ms)}" to="{_iso(row.latest_ms)}">\n{row.content}\n</summary>'
+        f'from="{iso_time(row.earliest_ms)}" to="{iso_time(row.latest_ms)}">\n{row.content}\n</summary>'
     )
 
 
-def _iso(ms: int) -> str:
+def iso_time(ms: int) -> str:
+    """Milliseconds since the epoch as ``YYYY-MM-DDTHH:MM:SSZ`` (empty for 0)."""
     if not ms:
         return ""
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ms / 1000))

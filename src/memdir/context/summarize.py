@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from memdir.context.tokens import TokenCounter
+from memdir.context.tokens import TokenCounter, cut_to_tokens
 from memdir.llm.chat import ChatResult
 from memdir.llm.extractive import ExtractiveSummarizer
 
@@ -205,22 +205,7 @@ class Summarizer:
         return self._cut(result.text.strip(), budget)
 
     def _cut(self, text: str, budget: int) -> str:
-        """``text`` cut (at a line end when one is near) to at most ``budget`` tokens."""
-        count = self.counter.count
-        if count(text) <= budget:
-            return text
-        lo, hi = 0, len(text)
-        while lo < hi:  # the longest prefix within the budget
-            mid = (lo + hi + 1) // 2
-            if count(text[:mid]) <= budget:
-                lo = mid
-            else:
-                hi = mid - 1
-        piece = text[:lo]
-        line_end = piece.rfind("\n")
-        if line_end > lo // 2:
-            piece = piece[:line_end]
-        return piece.rstrip()
+        return cut_to_tokens(text, budget, self.counter.count)
 
 
 def _with_timeout(func: Callable[[], ChatResult], timeout: float) -> ChatResult:

@@ -16,7 +16,7 @@ from functools import cache
 
 from memdir.text import weighted_length
 
-__all__ = ["MESSAGE_OVERHEAD", "TokenCounter", "estimate_tokens"]
+__all__ = ["MESSAGE_OVERHEAD", "TokenCounter", "cut_to_tokens", "estimate_tokens"]
 
 MESSAGE_OVERHEAD = 4
 """Tokens a chat API spends on one message besides its text (role, separators)."""
@@ -60,3 +60,21 @@ class TokenCounter:
     def message(self, text: str) -> int:
         """Tokens of a chat message holding ``text``: the text plus the framing."""
         return self.count(text) + MESSAGE_OVERHEAD
+
+
+def cut_to_tokens(text: str, budget: int, count: Callable[[str], int]) -> str:
+    """``text`` cut (at a line end when one is near) to at most ``budget`` tokens by ``count``."""
+    if count(text) <= budget:
+        return text
+    lo, hi = 0, len(text)
+    while lo < hi:  # the longest prefix within the budget
+        mid = (lo + hi + 1) // 2
+        if count(text[:mid]) <= budget:
+            lo = mid
+        else:
+            hi = mid - 1
+    piece = text[:lo]
+    line_end = piece.rfind("\n")
+    if line_end > lo // 2:
+        piece = piece[:line_end]
+    return piece.rstrip()

@@ -12,7 +12,6 @@ is bigger than the whole budget, its head is sent, marked as cut, with its id to
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,7 +19,7 @@ from typing import Any
 from memdir.context.compaction import CompactionResult, ContextSettings, compact
 from memdir.context.store import ContextItem, LcmStore, NewMessage, render_summary
 from memdir.context.summarize import Summarizer
-from memdir.context.tokens import MESSAGE_OVERHEAD, TokenCounter
+from memdir.context.tokens import MESSAGE_OVERHEAD, TokenCounter, cut_to_tokens
 
 __all__ = ["Assembly", "AssemblyItem", "WorkingMemory"]
 
@@ -218,13 +217,9 @@ class WorkingMemory:
         room = limit - MESSAGE_OVERHEAD - self.counter.count(note)
         if room <= 0:
             return [], 0
-        text = self.summarizer._cut(whole.content, room) + note
+        text = cut_to_tokens(whole.content, room, self.counter.count) + note
         tokens = self.counter.message(text)
         if tokens > limit:
             return [], 0
         cut = AssemblyItem(whole.kind, whole.id, whole.role, text, tokens, cut=True)
         return [cut], tokens
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
