@@ -815,7 +815,9 @@ class LcmStore:
         found: list[tuple[float, int, GrepHit]] = []
         with self._mutex:
             if scope in ("messages", "both"):
-                order = "rank" if sort == "relevance" else "m.created_ms DESC, m.id DESC"
+                # Newest stored first: FTS5 walks its rowids backwards and stops at the limit,
+                # where sorting by time would score every match first.
+                order = "rank" if sort == "relevance" else "messages_fts.rowid DESC"
                 rows = self.conn.execute(
                     f"SELECT m.id, m.conversation, m.role, m.content, m.created_ms, m.seq, "
                     f"bm25(messages_fts) AS rank FROM messages_fts JOIN messages m "
@@ -828,7 +830,7 @@ class LcmStore:
                     found.append((rank, created, hit))
             if scope in ("summaries", "both"):
                 where_s = where_conv.replace("m.", "s.")
-                order = "rank" if sort == "relevance" else "s.latest_ms DESC, s.rowid DESC"
+                order = "rank" if sort == "relevance" else "summaries_fts.rowid DESC"
                 rows = self.conn.execute(
                     f"SELECT s.id, s.conversation, s.content, s.latest_ms, s.first_seq, s.depth, "
                     f"bm25(summaries_fts) AS rank FROM summaries_fts JOIN summaries s "

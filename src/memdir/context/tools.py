@@ -68,7 +68,7 @@ GREP_INPUT: dict[str, Any] = {
             "type": "string",
             "enum": list(GREP_SORTS),
             "default": "recency",
-            "description": "recency: newest first; relevance: best match first.",
+            "description": "recency: the most recently stored first; relevance: best match (BM25) first.",
         },
         "limit": {
             "type": "integer",
