@@ -13,8 +13,9 @@ All offline, with the extractive fallback as the summariser (no model):
 (b) **lcm_grep at scale**: one conversation of ``--messages`` messages (LoCoMo's turns cycled,
     each copy tagged with its round so no two messages are equal), ingested in batches of 500
     and compacted through a 32k window. Then 1,000 text-mode greps (the keywords of LoCoMo
-    questions, scope both, recency and relevance alternately, limit 20) and 100 regex greps
-    over messages; p50/p95 of :meth:`LosslessContext.grep` (what the tool handler runs).
+    questions, scope both, recency and relevance alternately, limit 20; reported together and
+    per sort) and 100 regex greps over messages; p50/p95 of :meth:`LosslessContext.grep`
+    (what the tool handler runs).
 (c) **Assembly per turn** on that store: 300 turns of one new message, ``compact()`` (mostly
     a no-op under the trigger) and ``assemble()``; p50/p95 of the turn and of the assembly.
 (d) **Evidence found**: after (a), each conversation compacted to the end (``compact(force)``
@@ -172,11 +173,13 @@ def scale(convs: list[Conversation], n: int, tmp: Path, rng: random.Random) -> d
     questions = [keywords(q.text) for conv in convs for q in conv.questions]
     questions = [q for q in questions if q]
     rng.shuffle(questions)
-    text_times, regex_times = [], []
+    text_times: dict[str, list[float]] = {"recency": [], "relevance": []}
+    regex_times = []
     for i, pattern in enumerate(questions[:1000]):
+        sort = ("recency", "relevance")[i % 2]
         t = time.perf_counter()
-        lcm.grep(pattern, session="big", sort=("recency", "relevance")[i % 2], limit=20)
-        text_times.append(time.perf_counter() - t)
+        lcm.grep(pattern, session="big", sort=sort, limit=20)
+        text_times[sort].append(time.perf_counter() - t)
     words = [w for w in " ".join(questions).split() if len(w) > 4][:100]
     for word in words:
         t = time.perf_counter()
@@ -200,7 +203,9 @@ def scale(convs: list[Conversation], n: int, tmp: Path, rng: random.Random) -> d
         "store_mb": round(_size(lcm.path) / 1e6, 1),
         "summaries_by_depth": lcm.store.depth_counts("big"),
         "context_items": len(items),
-        "grep_text": latency_summary(text_times),
+        "grep_text": latency_summary(text_times["recency"] + text_times["relevance"]),
+        "grep_text_recency": latency_summary(text_times["recency"]),
+        "grep_text_relevance": latency_summary(text_times["relevance"]),
         "grep_regex": latency_summary(regex_times),
         "turn": latency_summary(turn_times),
         "assemble": latency_summary(assemble_times),
@@ -236,8 +241,10 @@ def main() -> None:
     )
     print(f"evidence found: {found['recall']['all']}")
     print(
-        f"{big['messages']} messages: grep text p50 {big['grep_text']['p50_ms']} / p95 "
-        f"{big['grep_text']['p95_ms']} ms, regex p50 {big['grep_regex']['p50_ms']} ms; "
+        f"{big['messages']} messages: grep text p50 / p95 {big['grep_text']['p50_ms']} / "
+        f"{big['grep_text']['p95_ms']} ms (recency {big['grep_text_recency']['p50_ms']} / "
+        f"{big['grep_text_recency']['p95_ms']}, relevance {big['grep_text_relevance']['p50_ms']}"
+        f" / {big['grep_text_relevance']['p95_ms']}), regex p50 {big['grep_regex']['p50_ms']} ms; "
         f"assembly p50 {big['assemble']['p50_ms']} ms, turn p50 {big['turn']['p50_ms']} ms"
     )
     out = args.out or (
