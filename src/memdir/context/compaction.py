@@ -13,8 +13,8 @@ each round one transaction:
 2. **condense**: once ``context.leaf_fanout`` (8) depth-0 summaries follow each other in the
    context, or ``context.condensed_fanout`` (4) of a higher depth, the oldest such run becomes one
    summary a level up (``context.condensed_target_tokens``, at most a quarter of the
-   trigger's). When the leaves are done and the context is still above the trigger, two are
-   enough; and if no two of one depth are adjacent, the deeper of two adjacent summaries
+   trigger's). When the leaves are done and the context is still above 80 % of the trigger
+   (:data:`LOW_WATER`), two are enough; and if no two of one depth are adjacent, the deeper of two adjacent summaries
    absorbs the other (keeping its depth, so repeated merges under pressure do not make the
    DAG ever deeper).
 
@@ -49,6 +49,12 @@ __all__ = ["CompactionResult", "ContextSettings", "compact", "plan_round", "plan
 log = logging.getLogger(__name__)
 
 
+LOW_WATER = 0.8
+"""Once started, a compaction condenses under pressure until the context is below this share
+of the trigger, not just below the trigger: in a small window that means far fewer
+compactions and summaries (3 LoCoMo conversations through 4,096 tokens: 67 compactions and 127
+summaries, against 237 and 251 stopping just under the trigger), so a slow local summariser is
+not called every few turns."""
 MIN_SUMMARY_TOKENS = 16
 """A run is only summarised when a summary of at least this many tokens would still cost
 less than the run (a leaf waits for at least four times that beyond the summary's header)."""
@@ -261,7 +267,7 @@ def compact(
         while True:
             items = store.items(conversation)
             tokens = sum(i.tokens for i in items)
-            pressure = tokens >= settings.trigger_tokens
+            pressure = tokens >= settings.trigger_tokens * LOW_WATER
             candidates = plan_rounds(items, settings, pressure=pressure, min_leaf_tokens=min_leaf)
             if not candidates:
                 result.reason = "done" if result.rounds else "nothing-to-compact"

@@ -184,29 +184,20 @@ class LosslessContext:
         """Transcript messages (:class:`memdir.sessions.TranscriptMessage`) of ``session`` that
         the store does not hold yet (by transcript id), as messages to append."""
         known = self.store.ext_ids(session) if self.store.has_conversation(session) else set()
-        out = []
-        for m in messages:
-            ext = m.id or f"line-{m.line}"
-            if ext in known:
-                continue
-            extra: dict[str, Any] = {}
-            if m.tool_calls:
-                extra["tool_calls"] = [
-                    {"id": c.id, "name": c.name, "arguments": c.arguments} for c in m.tool_calls
-                ]
-            if m.tool_call_id:
-                extra.update(tool_call_id=m.tool_call_id, tool_name=m.tool_name)
-            if m.is_error:
-                extra["is_error"] = True
-            out.append(NewMessage(m.role, m.text, m.timestamp_ms, ext, extra or None))
-        return out
+        return [n for n in map(_as_new, messages) if n.ext_id not in known]
 
     def record(
         self, session: str, messages: Sequence[Any], *, before_compact: Any = None, source: str = ""
     ) -> WorkingMemory:
-        """Append the transcript messages of ``session`` not stored yet; its working memory."""
+        """Append the transcript messages of ``session`` not stored yet; its working memory.
+        (A few are appended directly: :meth:`LcmStore.append` skips a stored transcript id
+        itself, so a live session's every turn does not read all the ids back.)"""
         working = self.working(session, before_compact=before_compact, source=source)
-        pending = self.unstored(session, messages)
+        pending = (
+            [_as_new(m) for m in messages]
+            if len(messages) <= 32
+            else self.unstored(session, messages)
+        )
         if pending:
             working.extend(pending)
         return working
@@ -381,6 +372,20 @@ class LosslessContext:
             "tokens": sum(r.tokens for r in page),
             "messages": [r.to_dict() for r in page],
         }
+
+
+def _as_new(m: Any) -> NewMessage:
+    """A transcript message as a message to store (its tool calls and answers as ``extra``)."""
+    extra: dict[str, Any] = {}
+    if m.tool_calls:
+        extra["tool_calls"] = [
+            {"id": c.id, "name": c.name, "arguments": c.arguments} for c in m.tool_calls
+        ]
+    if m.tool_call_id:
+        extra.update(tool_call_id=m.tool_call_id, tool_name=m.tool_name)
+    if m.is_error:
+        extra["is_error"] = True
+    return NewMessage(m.role, m.text, m.timestamp_ms, m.id or f"line-{m.line}", extra or None)
 
 
 def _check_choice(name: str, value: object, choices: tuple[str, ...]) -> None:
