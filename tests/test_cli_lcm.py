@@ -137,3 +137,12 @@ def test_errors(tmp_path: Path, ws: Path) -> None:
     assert missing.exit_code == 4 and "known: s" in missing.stderr
     regex = run(ws, "grep", "(", "--mode", "regex")
     assert regex.exit_code == 2 and "regular expression" in regex.stderr
+
+
+def test_a_damaged_store_is_a_storage_error_naming_it(ws: Path) -> None:
+    (ws / ".memdir").mkdir(parents=True)
+    (ws / ".memdir" / "lcm.sqlite").write_bytes(b"this is not a database" * 100)
+    result = run(ws, "status")
+    assert result.exit_code == 6
+    assert "lcm.sqlite" in result.stderr and "cannot open the context store" in result.stderr
+    assert (ws / ".memdir" / "lcm.sqlite").read_bytes().startswith(b"this is not")  # kept as is

@@ -128,3 +128,17 @@ def test_pressure_condenses_and_never_plans_the_fresh_tail(tmp_path: Path) -> No
                     assert not refs & {i.ref for i in tail}  # and the whole fresh tail
         assert working.tokens() < 2048
         assert store.check("p") == []
+
+
+def test_one_compaction_at_a_time(tmp_path: Path) -> None:
+    from memdir.index.lock import WriterLock
+
+    store, _ = _store(tmp_path)
+    other = WriterLock(store.lock.path)  # another process's hold, as flock sees it
+    assert other.acquire(timeout=0)
+    try:
+        result = compact(store, "c", SETTINGS, Summarizer(None, counter=TokenCounter()))
+        assert result.reason == "busy" and not result.compacted and result.warnings
+    finally:
+        other.release()
+    assert compact(store, "c", SETTINGS, Summarizer(None, counter=TokenCounter())).compacted

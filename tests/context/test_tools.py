@@ -140,3 +140,16 @@ def test_a_bound_session_is_the_default(filled: Path) -> None:
             "lcm_grep", {"pattern": "billing"}
         )
         assert bound.payload["session"] == "talk"
+
+
+def test_a_regex_scan_stops_at_its_time_budget(
+    filled: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import memdir.context.store as store_module
+
+    with MemoryTools.open(filled, tools=NAMES) as tools:
+        whole = tools.call("lcm_grep", {"pattern": "x{1000}", "mode": "regex"})
+        assert whole.payload["matched"] == "regex" and whole.payload["results"] == []
+        monkeypatch.setattr(store_module, "REGEX_BUDGET_S", 0.0)
+        cut = tools.call("lcm_grep", {"pattern": "x{1000}", "mode": "regex"})
+    assert not cut.is_error and cut.payload["matched"] == "regex-partial"

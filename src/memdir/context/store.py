@@ -63,6 +63,8 @@ __all__ = [
 
 SCHEMA_VERSION = 1
 STORE_FILENAME = "lcm.sqlite"
+REGEX_BUDGET_S = 5.0
+"""A regex grep stops scanning after this long and says so (``matched`` ``regex-partial``)."""
 
 _DDL = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -318,6 +320,7 @@ class LcmStore:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise StorageError(f"cannot create folder {path.parent}: {exc.strerror}") from exc
+        conn = None
         try:
             conn = sqlite3.connect(
                 str(path), timeout=10.0, isolation_level=None, check_same_thread=False
@@ -329,7 +332,12 @@ class LcmStore:
             conn.create_function("memdir_fts", 1, fts_document, deterministic=True)
             store = cls(path, conn)
             store._migrate()
+        except StorageError:
+            conn.close()
+            raise
         except sqlite3.DatabaseError as exc:
+            if conn is not None:
+                conn.close()
             raise StorageError(
                 f"cannot open the context store {path}: {exc}",
                 hint="it holds the only copy of compacted conversations: restore it from a "
@@ -790,13 +798,15 @@ class LcmStore:
     ) -> tuple[list[GrepHit], str]:
         """Messages and/or summaries matching ``pattern``: full text (the index's words, all of
         them, else any of them ranked by BM25) or a Python regular expression. Returns the hits
-        and how they matched (``all``, ``any``, ``regex`` or ``none``)."""
+        and how they matched (``all``, ``any``, ``regex``, ``regex-partial`` when the scan ran
+        out of time, or ``none``)."""
         if mode == "regex":
             try:
                 regex = re.compile(pattern)
             except re.error as exc:
                 raise UsageError(f"pattern is not a valid regular expression: {exc}") from None
-            return self._grep_regex(regex, conversation, scope, sort, limit), "regex"
+            hits, complete = self._grep_regex(regex, conversation, scope, sort, limit)
+            return hits, "regex" if complete else "regex-partial"
         terms = fts_query_terms(pattern)
         if not terms:
             return [], "none"
@@ -851,48 +861,51 @@ class LcmStore:
 
     def _grep_regex(
         self, regex: re.Pattern[str], conversation: str | None, scope: str, sort: str, limit: int
-    ) -> list[GrepHit]:
+    ) -> tuple[list[GrepHit], bool]:
+        """Scan newest stored first (by recency: only until ``limit`` matches of each kind);
+        the hits, and whether the scan finished within :data:`REGEX_BUDGET_S`."""
         where = "WHERE conversation = ?" if conversation else ""
         args = [conversation] if conversation else []
         found: list[tuple[int, int, GrepHit]] = []
+        deadline = time.monotonic() + REGEX_BUDGET_S
+        complete = True
         with self._mutex:
-            if scope in ("messages", "both"):
-                cursor = self.conn.execute(
-                    f"SELECT id, conversation, role, content, created_ms, seq FROM messages "
-                    f"{where} ORDER BY created_ms DESC, id DESC",
-                    args,
-                )
-                for mid, conv, role, content, created, seq in cursor:
-                    match = regex.search(content)
-                    if match is None:
-                        continue
-                    count = 1 if sort == "recency" else len(regex.findall(content))
-                    hit = GrepHit(
-                        "message", mid, conv, role, _snippet(content, match), created, seq
+            for kind in ("messages", "summaries"):
+                if scope not in (kind, "both") or not complete:
+                    continue
+                if kind == "messages":
+                    sql = (
+                        "SELECT id, conversation, role, content, created_ms, seq, -1 FROM "
+                        f"messages {where} ORDER BY id DESC"
                     )
-                    found.append((count, created, hit))
-                    if sort == "recency" and scope == "messages" and len(found) >= limit:
+                else:
+                    sql = (
+                        "SELECT id, conversation, '', content, latest_ms, first_seq, depth FROM "
+                        f"summaries {where} ORDER BY rowid DESC"
+                    )
+                matched = 0
+                for n, (ref, conv, role, content, when, seq, depth) in enumerate(
+                    self.conn.execute(sql, args)
+                ):
+                    if n % 256 == 255 and time.monotonic() > deadline:
+                        complete = False
                         break
-            if scope in ("summaries", "both"):
-                cursor = self.conn.execute(
-                    f"SELECT id, conversation, content, latest_ms, first_seq, depth FROM summaries "
-                    f"{where} ORDER BY latest_ms DESC, rowid DESC",
-                    args,
-                )
-                for sid, conv, content, latest, first, depth in cursor:
                     match = regex.search(content)
                     if match is None:
                         continue
                     count = 1 if sort == "recency" else len(regex.findall(content))
                     hit = GrepHit(
-                        "summary", sid, conv, "", _snippet(content, match), latest, first, depth
+                        kind[:-1], ref, conv, role, _snippet(content, match), when, seq, depth
                     )
-                    found.append((count, latest, hit))
+                    found.append((count, when, hit))
+                    matched += 1
+                    if sort == "recency" and matched >= limit:
+                        break
         if sort == "relevance":
             found.sort(key=lambda f: (-f[0], -f[1]))
         else:
             found.sort(key=lambda f: -f[1])
-        return self._annotate([h for _, _, h in found[:limit]])
+        return self._annotate([h for _, _, h in found[:limit]]), complete
 
     def _annotate(self, hits: list[GrepHit]) -> list[GrepHit]:
         """Each hit with the leaf covering it (a message) and whether it is in context."""
