@@ -146,3 +146,22 @@ def test_a_damaged_store_is_a_storage_error_naming_it(ws: Path) -> None:
     assert result.exit_code == 6
     assert "lcm.sqlite" in result.stderr and "cannot open the context store" in result.stderr
     assert (ws / ".memdir" / "lcm.sqlite").read_bytes().startswith(b"this is not")  # kept as is
+
+
+def test_the_agent_commands_offer_the_lcm_tools(tmp_path: Path, ws: Path) -> None:
+    data(ws, "import", str(_openclaw(tmp_path / "t.jsonl", "s", 40)))
+    listed = CliRunner().invoke(cli, ["tools", "--lcm", "--format", "anthropic"])
+    assert [t["name"] for t in json.loads(listed.stdout)][-3:] == [
+        "lcm_grep",
+        "lcm_describe",
+        "lcm_expand",
+    ]
+    plain = CliRunner().invoke(cli, ["tools"])
+    assert "lcm_grep" not in plain.stdout
+    called = CliRunner().invoke(
+        cli, ["call", "lcm_grep", '{"pattern": "OPS-4003"}', "-w", str(ws), *SMALL]
+    )
+    assert called.exit_code == 0, called.output
+    assert json.loads(called.stdout)["results"][0]["snippet"].startswith("Turn 3:")
+    prompt = CliRunner().invoke(cli, ["prompt", "--lcm"])
+    assert "## Conversation History" in prompt.stdout and "lcm_expand" in prompt.stdout

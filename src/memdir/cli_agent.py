@@ -204,7 +204,8 @@ def tools_cmd(fmt: str, read_only: bool, lcm: bool) -> None:
 )
 @click.option("--sessions", is_flag=True, help="Mention indexed session transcripts.")
 @read_only_option
-def prompt_cmd(citations: str, scope: str, sessions: bool, read_only: bool) -> None:
+@lcm_option
+def prompt_cmd(citations: str, scope: str, sessions: bool, read_only: bool, lcm: bool) -> None:
     """Print the system-prompt section telling an agent when and how to use the tools.
 
     \b
@@ -220,6 +221,10 @@ def prompt_cmd(citations: str, scope: str, sessions: bool, read_only: bool) -> N
         scope=scope,
         sessions=sessions,
     )
+    if lcm:
+        from memdir.context.tools import lcm_prompt_lines
+
+        text = "\n".join([text, *lcm_prompt_lines(LCM_TOOL_NAMES)])
     click.echo(text)
 
 
