@@ -214,3 +214,46 @@ def test_loopback_names() -> None:
 
     assert all(is_loopback(h) for h in ("127.0.0.1", "127.1.2.3", "::1", "[::1]", "localhost"))
     assert not any(is_loopback(h) for h in ("0.0.0.0", "::", "10.0.0.1", "example.com", ""))
+
+
+async def test_stdio_serves_the_lcm_tools_with_lcm(ws: Path) -> None:
+    from memdir.config import load_config
+    from memdir.context.compaction import ContextSettings
+    from memdir.context.lcm import LosslessContext
+
+    lcm = LosslessContext(
+        load_config(ws, overrides={"embedding.provider": "none"}),
+        settings=ContextSettings(window_tokens=512, fresh_messages=2),
+    )
+    working = lcm.working("chat-1")
+    for i in range(40):
+        working.add(
+            "user" if i % 2 == 0 else "assistant", f"Turn {i}: 缓存方案第{i}版 OPS-{700 + i}."
+        )
+    assert working.compact().compacted
+    lcm.close()
+    names = [
+        "memory_search",
+        "memory_get",
+        "memory_write",
+        "lcm_grep",
+        "lcm_describe",
+        "lcm_expand",
+    ]
+    async with Client(_stdio(ws, "--lcm")) as client:
+        listed = await client.list_tools()
+        assert [_dump(t) for t in listed.tools] == tool_schemas("mcp", tools=names)
+        assert "lcm_grep" in (client.instructions or "")
+        found = await client.call_tool("lcm_grep", {"pattern": "OPS-703"})
+        assert not found.is_error and found.structured_content is not None
+        (hit,) = found.structured_content["results"]
+        assert hit["summary"]
+        expanded = await client.call_tool("lcm_expand", {"id": hit["summary"]})
+        assert expanded.structured_content is not None
+        texts = [m["content"] for m in expanded.structured_content["messages"]]
+        assert "Turn 3: 缓存方案第3版 OPS-703." in texts
+        described = await client.call_tool("lcm_describe", {"id": hit["summary"]})
+        assert described.structured_content is not None
+        assert described.structured_content["depth"] == 0
+        missing = await client.call_tool("lcm_describe", {"id": "sum_0123456789abcdef"})
+        assert missing.is_error

@@ -46,6 +46,7 @@ from memdir.workspace import OpenFile, Workspace, decode_text, is_binary, split_
 if TYPE_CHECKING:
     # numpy, httpx and the embedding providers are imported on first use only, so a keyword
     # search (or `memdir --version`) does not pay for them.
+    from memdir.context.lcm import LosslessContext
     from memdir.embed import Embedder, EmbedderSelection, EmbeddingSettings
     from memdir.embed.breaker import CircuitBreaker
     from memdir.embed.fill import FillReport
@@ -154,6 +155,7 @@ class Memory:
         self._watcher: Any = None
         self._last_report: SyncReport | None = None
         self._closed = False
+        self._lcm: LosslessContext | None = None
         self._sync_mutex = threading.Lock()
         self._embedder: Embedder | None = embedder
         self._owns_embedder = False
@@ -197,7 +199,23 @@ class Memory:
                 return
         self._release()
 
+    @property
+    def lcm(self) -> LosslessContext:
+        """The workspace's lossless context store (``lcm.sqlite`` beside the index), opened on
+        first use and closed with this Memory: what :meth:`memdir.Session.context` and
+        :meth:`memdir.Session.compact` use."""
+        self._check_open()
+        with self._embedder_lock:
+            if self._lcm is None:
+                from memdir.context.lcm import LosslessContext
+
+                self._lcm = LosslessContext(self.config)
+            return self._lcm
+
     def _release(self) -> None:
+        if self._lcm is not None:
+            self._lcm.close()
+            self._lcm = None
         # Hosted embedders hold an HTTP connection pool; packaged local models are shared
         # across Memory objects (see _select_shared) and an embedder given by the caller
         # belongs to the caller, so neither is closed here.

@@ -2,12 +2,18 @@
 tools, recorded through a :class:`~memdir.sessions.Session`.
 
 Each user line is recorded and sent with the tools (``memory_search``, ``memory_get``,
-``memory_write``) in the client's format; the model's tool calls are run by
-:class:`~memdir.tools.MemoryTools` and their answers sent back, at most :data:`MAX_TOOL_ROUNDS`
-rounds a turn. Before a line is sent, :meth:`Session.should_flush
-<memdir.sessions.Session.should_flush>` is asked (with the prompt size the model reported
-last); when due, the session flushes, then the context is compacted to the last
-:data:`KEEP_TURNS` exchanges and :meth:`~memdir.sessions.Session.compacted` is recorded.
+``memory_write``, and ``lcm_grep``, ``lcm_describe``, ``lcm_expand`` bound to this session) in
+the client's format; the model's tool calls are run by :class:`~memdir.tools.MemoryTools` and
+their answers sent back, at most :data:`MAX_TOOL_ROUNDS` rounds a turn.
+
+The context is the session's lossless context (:mod:`memdir.context`, window
+``--context-tokens``, else ``context.window_tokens``): every message is stored, and before a
+line is sent :meth:`Session.compact <memdir.sessions.Session.compact>` runs when the context
+has reached ``context.trigger`` (the memory flush first). After a compaction the conversation
+sent is rebuilt from the assembly: the summaries go into the system prompt, the newest raw
+messages follow as text turns. The pre-compaction flush of the capture issue stays as a second
+guard: when :meth:`Session.should_flush <memdir.sessions.Session.should_flush>` says the prompt
+the model reported is near its window, the session flushes and compacts at once.
 ``/new`` and ``/reset`` end the session (the session-memory hook) and start a new one;
 ``/quit`` or ``/exit`` (or the end of input) leave, the session left open for ``--session``.
 """
@@ -20,12 +26,23 @@ from typing import Any
 from memdir.errors import LLMError
 from memdir.sessions.session import Session
 
-__all__ = ["KEEP_TURNS", "MAX_TOOL_ROUNDS", "SYSTEM_PROMPT", "run_chat"]
+__all__ = ["CHAT_TOOLS", "KEEP_TURNS", "MAX_TOOL_ROUNDS", "SYSTEM_PROMPT", "run_chat"]
+
+CHAT_TOOLS = (
+    "memory_search",
+    "memory_get",
+    "memory_write",
+    "lcm_grep",
+    "lcm_describe",
+    "lcm_expand",
+)
+"""The tools ``memdir chat`` offers its model."""
 
 MAX_TOOL_ROUNDS = 6
 """Tool-call rounds in one turn before the loop stops asking the model."""
 KEEP_TURNS = 2
-"""User turns (with their answers) kept when the context is compacted."""
+"""User turns (with their answers) a forced compaction keeps when the lossless context had
+nothing to summarise (every message still in its fresh tail)."""
 SYSTEM_PROMPT = (
     "You are a helpful assistant with a long-term memory kept in Markdown files. "
     "Search it before answering questions about the user, past work or decisions, "
@@ -59,11 +76,12 @@ def run_chat(
             reason = getattr(model, "reason", "") or "the configured model cannot call tools"
             note(f"memdir chat needs a chat model: {reason}. `memdir replay FILE` works offline.")
             return EXIT_NO_MODEL
-        tools = MemoryTools(memory)
-        system = f"{SYSTEM_PROMPT}\n\n{tools.prompt()}"
-        schemas = tools.schemas(model.tool_format)
+        _set_window(memory, context_tokens)
         session = Session(memory, llm=model, session_id=session_id, source="chat")
-        context = _context_from(session, model)
+        tools = MemoryTools(memory, tools=CHAT_TOOLS, session=session.session_id)
+        base_system = f"{SYSTEM_PROMPT}\n\n{tools.prompt()}"
+        schemas = tools.schemas(model.tool_format)
+        context, system = _rebuild(session, model, base_system)
         last_prompt: int | None = None
         note(
             f"memdir chat with {model.provider}/{model.model}, session {session.session_id} "
@@ -87,16 +105,30 @@ def run_chat(
                     note(f"session ended; nothing written ({result.skipped or 'no file'})")
                 session.close()
                 session = Session(memory, llm=model, source="chat")
-                context, last_prompt = [], None
+                tools.session = session.session_id
+                context, last_prompt, system = [], None, base_system
                 note(f"new session {session.session_id}")
                 continue
             if session.should_flush(last_prompt, pending=text, context_window=context_tokens):
                 flushed = session.flush(reason="tokens")
                 if flushed.written:
                     note(f"flushed to {flushed.path}:{flushed.start_line}-{flushed.end_line}")
-                context = _compact(context)
-                session.compacted(tokens_before=last_prompt)
+                compacted = session.compact(force=True)
+                if compacted.compacted:
+                    context, system = _rebuild(session, model, base_system)
+                else:
+                    context = _compact(context)
+                    session.compacted(tokens_before=last_prompt)
                 last_prompt = None
+            else:
+                compacted = session.compact()
+                if compacted.compacted:
+                    note(
+                        f"compacted {compacted.tokens_before} → {compacted.tokens_after} tokens "
+                        f"({len(compacted.summaries)} summaries)"
+                    )
+                    context, system = _rebuild(session, model, base_system)
+                    last_prompt = None
             user = model.user_turn(text)
             context.append(user)
             session.add(user)
@@ -166,15 +198,35 @@ def _compact(context: list[dict[str, object]]) -> list[dict[str, object]]:
     return context[starts[-KEEP_TURNS] :]
 
 
-def _context_from(session: Session, model: Any) -> list[dict[str, object]]:
-    """A resumed session's conversation as plain text turns (its tool calls left out)."""
+def _set_window(memory: Any, context_tokens: int | None) -> None:
+    """``--context-tokens`` is the lossless context's window for this chat."""
+    if context_tokens:
+        from dataclasses import replace
+
+        lcm = memory.lcm
+        lcm.settings = replace(lcm.settings, window_tokens=context_tokens)
+
+
+def _rebuild(session: Session, model: Any, system: str) -> tuple[list[dict[str, object]], str]:
+    """The conversation to send from the session's lossless context: the summaries appended
+    to the system prompt, the raw messages as plain text turns (tool calls and answers left
+    out), starting with a user turn and alternating."""
+    assembly = session.context(compact=False)
+    turns: list[tuple[str, str]] = []
+    for item in assembly.raw:
+        if item.role not in ("user", "assistant") or not item.content.strip():
+            continue
+        if not turns and item.role != "user":
+            continue
+        if turns and turns[-1][0] == item.role:
+            turns[-1] = (item.role, f"{turns[-1][1]}\n\n{item.content}")
+        else:
+            turns.append((item.role, item.content))
     out: list[dict[str, object]] = []
-    for message in session.history():
-        if message.role == "user":
-            out.append(model.user_turn(message.content))
-        elif out:
-            out.append(_assistant_text(model, message.content))
-    return out
+    for role, text in turns:
+        out.append(model.user_turn(text) if role == "user" else _assistant_text(model, text))
+    summaries = assembly.summary_text()
+    return out, f"{system}\n\n{summaries}" if summaries else system
 
 
 def _assistant_text(model: Any, text: str) -> Mapping[str, object] | dict[str, object]:

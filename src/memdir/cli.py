@@ -973,8 +973,16 @@ def demo(directory: Path | None, keep: bool) -> None:
 
 
 # Agent-facing commands (serve, tools, prompt, write), `consolidate` and the capture commands
-# (hook, install), replay and chat live in their own modules.
-from memdir import cli_agent, cli_capture, cli_consolidate, cli_pg, cli_replay  # noqa: E402,F401
+# (hook, install), replay and chat, `lcm` (the lossless context) and `migrate` (PostgreSQL)
+# live in their own modules.
+from memdir import (  # noqa: E402,F401
+    cli_agent,
+    cli_capture,
+    cli_consolidate,
+    cli_lcm,
+    cli_pg,
+    cli_replay,
+)
 
 
 def main() -> None:

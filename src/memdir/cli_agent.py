@@ -28,6 +28,8 @@ __all__: list[str] = []
 F = TypeVar("F", bound=Callable[..., Any])
 
 READ_ONLY_TOOLS = ("memory_search", "memory_get")
+MEMORY_TOOLS = ("memory_search", "memory_get", "memory_write")
+LCM_TOOL_NAMES = ("lcm_grep", "lcm_describe", "lcm_expand")
 
 
 def agent_options(func: F) -> F:
@@ -52,16 +54,39 @@ def read_only_option(func: F) -> F:
     )(func)
 
 
+def lcm_option(func: F) -> F:
+    return click.option(
+        "--lcm",
+        is_flag=True,
+        help="Also offer lcm_grep, lcm_describe and lcm_expand (the conversation history "
+        "`memdir lcm` and `memdir chat` store).",
+    )(func)
+
+
+def _names(read_only: bool, lcm: bool) -> tuple[str, ...] | None:
+    if not lcm:
+        return READ_ONLY_TOOLS if read_only else None
+    return (READ_ONLY_TOOLS if read_only else MEMORY_TOOLS) + LCM_TOOL_NAMES
+
+
 @contextmanager
 def _tools(
-    agent_id: str | None, scope: str | None, *, read_only: bool = False
+    agent_id: str | None,
+    scope: str | None,
+    *,
+    read_only: bool = False,
+    lcm: bool = False,
+    names: tuple[str, ...] | None = None,
 ) -> Iterator[MemoryTools]:
     from memdir.tools import MemoryTools
 
     memory = click.get_current_context().meta["memdir.open"]()
     try:
         yield MemoryTools(
-            memory, scope=scope, agent_id=agent_id, tools=READ_ONLY_TOOLS if read_only else None
+            memory,
+            scope=scope,
+            agent_id=agent_id,
+            tools=names if names is not None else _names(read_only, lcm),
         )
     finally:
         memory.close()
@@ -83,6 +108,7 @@ def _tools(
     help="Bearer token HTTP clients must send; required to bind a non-loopback address.",
 )
 @read_only_option
+@lcm_option
 @agent_options
 @common_options
 def serve(
@@ -91,6 +117,7 @@ def serve(
     port: int,
     token: str | None,
     read_only: bool,
+    lcm: bool,
     agent_id: str | None,
     scope: str | None,
 ) -> None:
@@ -111,7 +138,7 @@ def serve(
     token = token or None
     if use_http:
         check_http_binding(host, token)
-    with _tools(agent_id, scope, read_only=read_only) as tools:
+    with _tools(agent_id, scope, read_only=read_only, lcm=lcm) as tools:
         tools.memory.start_watching()
         warm_up_in_background(tools)
         if not use_http:
@@ -144,17 +171,19 @@ def _exit_quietly(signum: int, frame: object) -> None:
     help="openai (Chat Completions tools), anthropic (Messages tools) or mcp (tools/list).",
 )
 @read_only_option
-def tools_cmd(fmt: str, read_only: bool) -> None:
+@lcm_option
+def tools_cmd(fmt: str, read_only: bool, lcm: bool) -> None:
     """Print the tool definitions as JSON, for a function-calling loop.
 
     \b
     Examples:
       memdir tools --format openai > tools.json
       memdir tools --format anthropic --read-only
+      memdir tools --lcm
     """
     from memdir.tools import tool_schemas
 
-    names = READ_ONLY_TOOLS if read_only else None
+    names = _names(read_only, lcm)
     click.echo(json.dumps(tool_schemas(fmt, tools=names), ensure_ascii=False, indent=2))
 
 
@@ -175,7 +204,8 @@ def tools_cmd(fmt: str, read_only: bool) -> None:
 )
 @click.option("--sessions", is_flag=True, help="Mention indexed session transcripts.")
 @read_only_option
-def prompt_cmd(citations: str, scope: str, sessions: bool, read_only: bool) -> None:
+@lcm_option
+def prompt_cmd(citations: str, scope: str, sessions: bool, read_only: bool, lcm: bool) -> None:
     """Print the system-prompt section telling an agent when and how to use the tools.
 
     \b
@@ -191,6 +221,10 @@ def prompt_cmd(citations: str, scope: str, sessions: bool, read_only: bool) -> N
         scope=scope,
         sessions=sessions,
     )
+    if lcm:
+        from memdir.context.tools import lcm_prompt_lines
+
+        text = "\n".join([text, *lcm_prompt_lines(LCM_TOOL_NAMES)])
     click.echo(text)
 
 
@@ -247,12 +281,13 @@ def call_cmd(name: str, arguments: str | None, agent_id: str | None, scope: str 
     Examples:
       memdir call memory_search '{"query": "database decision"}'
       memdir call memory_get '{"path": "MEMORY.md", "from": 1, "lines": 20}'
+      memdir call lcm_grep '{"pattern": "数据库", "scope": "messages"}'
     """
     if arguments is not None and arguments != "-":
         raw = arguments
     else:
         raw = "" if arguments is None and sys.stdin.isatty() else sys.stdin.read()
-    with _tools(agent_id, scope) as tools:
+    with _tools(agent_id, scope, names=MEMORY_TOOLS + LCM_TOOL_NAMES) as tools:
         result = tools.call(name, raw)
     click.echo(result.to_json(indent=2))
     if result.is_error:

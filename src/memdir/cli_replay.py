@@ -157,16 +157,19 @@ def replay_cmd(
     "--context-tokens",
     type=click.IntRange(min=64),
     default=None,
-    help="The model's context window in tokens (default: flush.context_window).",
+    help="The model's context window in tokens, for the flush and the lossless context "
+    "(default: flush.context_window and context.window_tokens).",
 )
 @common_options
 def chat_cmd(session_id: str | None, context_tokens: int | None) -> None:
     """Chat with the configured model (llm.*), which can use the memory tools.
 
     The model may call memory_search, memory_get and memory_write (OpenAI tools, Anthropic
-    tool_use). The conversation is recorded in sessions/<session-id>.jsonl; before the context
-    fills up, the durable facts are flushed to memory/YYYY-MM-DD.md and the conversation is
-    compacted to its last messages. Commands: /new or /reset end the session (its last
+    tool_use), and lcm_grep, lcm_describe and lcm_expand over this conversation. The
+    conversation is recorded in sessions/<session-id>.jsonl and in the lossless context store
+    (.memdir/lcm.sqlite); when the context reaches context.trigger, the durable facts are
+    flushed to memory/YYYY-MM-DD.md and the oldest messages are compacted into summaries
+    (nothing is lost: the model can grep and expand them). Commands: /new or /reset end the session (its last
     messages become memory/YYYY-MM-DD-<slug>.md) and start another; /quit (or end of input)
     leaves. Needs a model: with none configured it exits 2 (memdir replay is the offline path).
     """

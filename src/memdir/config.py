@@ -701,6 +701,92 @@ SETTINGS: tuple[Setting, ...] = (
         "Ask the chat model for the file name's slug; off, or with no model, the slug is the time (HHMM).",
     ),
     # -- end of sessions (issue #12)
+    # -- lossless context (issue #13)
+    Setting(
+        "context.window_tokens",
+        200_000,
+        int,
+        "Context window of the conversation's model in tokens: the budget the assembled context (memdir chat, Session.context) never exceeds.",
+        _at_least(256),
+    ),
+    Setting(
+        "context.trigger",
+        0.75,
+        float,
+        "Compaction starts when the context reaches this share of context.window_tokens.",
+        _between(0.1, 1.0),
+    ),
+    Setting(
+        "context.fresh_messages",
+        64,
+        int,
+        "The newest raw messages compaction keeps raw (never more than half the trigger's tokens of them).",
+        _at_least(0),
+    ),
+    Setting(
+        "context.leaf_tokens",
+        20_000,
+        int,
+        "Most tokens of raw messages one leaf summary covers.",
+        _at_least(64),
+    ),
+    Setting(
+        "context.leaf_fanout",
+        8,
+        int,
+        "Consecutive leaf (depth 0) summaries that are condensed into one depth-1 summary.",
+        _between(2, 64),
+    ),
+    Setting(
+        "context.condensed_fanout",
+        4,
+        int,
+        "Consecutive summaries of a depth >= 1 that are condensed into one a level up.",
+        _between(2, 64),
+    ),
+    Setting(
+        "context.leaf_target_tokens",
+        1200,
+        int,
+        "Target size of a leaf summary in tokens.",
+        _at_least(16),
+    ),
+    Setting(
+        "context.condensed_target_tokens",
+        2000,
+        int,
+        "Target size of a condensed summary in tokens.",
+        _at_least(16),
+    ),
+    Setting(
+        "context.max_rounds",
+        10,
+        int,
+        "Most summaries one compaction writes; the next compaction continues.",
+        _between(1, 1000),
+    ),
+    Setting(
+        "context.max_calls",
+        24,
+        int,
+        "Most summariser model calls in one compaction; past it, summaries are truncated extracts (0: never call the model).",
+        _at_least(0),
+    ),
+    Setting(
+        "context.max_model_tokens",
+        400_000,
+        int,
+        "Most model tokens (input and output) one compaction spends; past it, summaries are truncated extracts.",
+        _at_least(0),
+    ),
+    Setting(
+        "context.timeout_s",
+        60.0,
+        float,
+        "Time limit of one summariser call in seconds; a call that hangs is abandoned and the summary written without it.",
+        _between(0.01, 3600),
+    ),
+    # -- end of lossless context (issue #13)
 )
 _BY_KEY = {s.key: s for s in SETTINGS}
 

@@ -100,6 +100,9 @@ def test_chat_calls_memory_search_then_answers_and_records(ws: Path, server: Fak
         "memory_search",
         "memory_get",
         "memory_write",
+        "lcm_grep",
+        "lcm_describe",
+        "lcm_expand",
     }
     tool_message = second["messages"][-1]
     assert tool_message["role"] == "tool" and tool_message["tool_call_id"] == "call_1"
@@ -196,3 +199,42 @@ def test_a_tool_call_without_a_name_is_an_llm_error(server: FakeServer) -> None:
             "function": {"name": "memory_get", "arguments": '{"path": "MEMORY.md"}'},
         }
     ]
+
+
+def test_chat_keeps_its_context_in_the_lossless_store(ws: Path, server: FakeServer) -> None:
+    from embed.fakes import Seen
+
+    def answer(seen: Seen) -> Reply:
+        body = seen.body
+        assert isinstance(body, dict)
+        system = json.dumps(body["messages"][0])
+        if "compress part of a conversation" in system or "Merge them" in system:
+            return openai_answer("- the user listed facts about project turns", usage=None)
+        if "memory flush" in system:
+            return openai_answer("NO_REPLY", usage=None)
+        return openai_answer("Got it.", usage=(100, 5))
+
+    server.handler = answer
+    lines = [
+        f"Fact {i}: the relay ticket OPS-{500 + i} ships in sprint {i}. " * 4 for i in range(30)
+    ]
+    result = _chat(ws, server, "\n".join(lines) + "\n", "openai", "--context-tokens", "1024")
+    assert result.exit_code == 0, result.output
+    assert "compacted" in result.stderr
+    chats = [
+        r.body for r in server.requests
+        if isinstance(r.body, dict) and "tools" in r.body
+    ]  # fmt: skip
+    assert len(chats) == 30
+    last_system = chats[-1]["messages"][0]["content"]
+    assert '<summary id="sum_' in last_system and "lcm_grep" in last_system
+    assert chats[-1]["messages"][-1]["content"] == lines[-1].strip()
+    # the first facts are no longer sent raw, but the store holds every one of them
+    sent = json.dumps(chats[-1]["messages"][1:])
+    assert "OPS-500 " not in sent
+    from memdir.config import load_config
+    from memdir.context.lcm import LosslessContext
+
+    with LosslessContext(load_config(ws)) as lcm:
+        found = lcm.grep("OPS-500", scope="messages")["results"]
+        assert found and found[0]["summary"] is not None

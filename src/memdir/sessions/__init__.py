@@ -6,7 +6,9 @@ and consolidation into ``MEMORY.md``.
   when the context is about to be compacted, ``flush()`` then saves the durable memories to
   ``memory/YYYY-MM-DD.md``, ``compacted()`` starts a new compaction cycle and
   ``flush_for_overflow()`` covers a prompt the model refused as too long; ``end()`` (``/new``,
-  ``/reset``) turns the last messages into ``memory/YYYY-MM-DD-<slug>.md``.
+  ``/reset``) turns the last messages into ``memory/YYYY-MM-DD-<slug>.md``; ``context()`` and
+  ``compact()`` keep the conversation in the workspace's lossless context store
+  (:mod:`memdir.context`, reached through ``Memory.lcm``: this package never imports it).
 * :func:`read_transcript` reads OpenClaw's transcripts (memdir's own) and Claude Code's
   (``~/.claude/projects/<project>/<session>.jsonl``) as they are, damage reported, not fatal.
 * :func:`consolidate` proposes an updated ``MEMORY.md`` from the daily files of the last days

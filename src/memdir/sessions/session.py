@@ -9,7 +9,9 @@
 ...     session.end()                                      # on /new: the session-memory file
 
 Every message goes to ``<sessions.dir>/<session-id>.jsonl`` (see :mod:`.store`), so a session
-can be resumed by id in a later process, its flush bookkeeping included.
+can be resumed by id in a later process, its flush bookkeeping included. ``context()`` and
+``compact()`` mirror the transcript into the workspace's lossless context store (through
+``Memory.lcm``) and return what to send the model: summaries plus the newest messages.
 """
 
 from __future__ import annotations
@@ -130,6 +132,7 @@ class Session:
         self._started_ms = transcript.started_ms or self._now_ms()
         self._tool_names = {c.id: c.name for m in self._messages for c in m.tool_calls}
         self._token_trigger: int | None = None  # the projected count of a due token trigger
+        self._lcm_synced = 0  # messages known to be in the lossless context store
         self.warnings: list[str] = transcript.problems
         """What went wrong reading the session back (a torn last line, a damaged state file)."""
         for problem in self.warnings:
@@ -423,6 +426,59 @@ class Session:
         refresh = getattr(self.memory, "refresh", None)
         return list(refresh(paths=[path])) if callable(refresh) else []
 
+    # -- the lossless context ----------------------------------------------------------------
+    def _working(self) -> Any:
+        """This session's working memory in the workspace's lossless context store (through
+        ``Memory.lcm``: this package never imports :mod:`memdir.context`), with every message
+        recorded so far stored."""
+        lcm = getattr(self.memory, "lcm", None)
+        if lcm is None:
+            raise UsageError(
+                "Session.context() and compact() need a memdir.Memory (its lossless context store)"
+            )
+        pending = self._messages[self._lcm_synced :] if self._lcm_synced else self._messages
+        working = lcm.record(
+            self.session_id, pending, before_compact=self._flush_before_compact, source=self.source
+        )
+        self._lcm_synced = len(self._messages)
+        return working
+
+    def _flush_before_compact(self) -> bool:
+        """The memory flush, before a compaction's first round, once per compaction cycle."""
+        if not self.flush_settings.enabled or self._reload().flushed_this_cycle:
+            return False
+        return bool(self.flush(reason="compaction").written)
+
+    def context(self, budget: int | None = None, *, compact: bool = True) -> Any:
+        """What to send the model now, as a :class:`memdir.context.Assembly`: the summaries in
+        order, then the most recent raw messages, within ``budget`` tokens (default
+        ``context.window_tokens``); ``.messages()`` gives them as chat messages. With
+        ``compact`` (the default) the context is compacted first when it has reached
+        ``context.trigger`` (see :meth:`compact`)."""
+        with self._lock:
+            working = self._working()
+            if compact and working.needs_compaction():
+                self._compact(working, force=False)
+            return working.assemble(budget)
+
+    def compact(self, *, force: bool = False) -> Any:
+        """Compact the context when it has reached ``context.trigger`` (or now, with
+        ``force``): the memory flush first (once per cycle), then summaries replace the oldest
+        messages (:func:`memdir.context.compact`). When anything was summarised a new
+        compaction cycle begins (:meth:`compacted`). Returns the
+        :class:`memdir.context.CompactionResult`."""
+        with self._lock:
+            return self._compact(self._working(), force=force)
+
+    def _compact(self, working: Any, *, force: bool) -> Any:
+        result = working.compact(force=force, lock_timeout=30.0)
+        if result.compacted:
+            self.compacted(
+                summary=f"lcm: {len(result.summaries)} summaries, last {result.summaries[-1]}",
+                tokens_before=result.tokens_before,
+            )
+        return result
+
     # -- the end ---------------------------------------------------------------------------
     def end(self, *, reason: str = "new") -> HookResult:
         """End the session (``/new``, ``/reset``): its last messages become
@@ -541,6 +597,12 @@ class AsyncSession:
 
     async def end(self, *, reason: str = "new") -> HookResult:
         return await _in_thread(self._session.end, reason=reason)  # type: ignore[no-any-return]
+
+    async def context(self, budget: int | None = None, *, compact: bool = True) -> Any:
+        return await _in_thread(self._session.context, budget, compact=compact)
+
+    async def compact(self, *, force: bool = False) -> Any:
+        return await _in_thread(self._session.compact, force=force)
 
     async def aclose(self) -> None:
         await _in_thread(self._session.close)

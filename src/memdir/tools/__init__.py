@@ -1,4 +1,5 @@
-"""Agent tools over a memory workspace: ``memory_search``, ``memory_get``, ``memory_write``.
+"""Agent tools over a memory workspace: ``memory_search``, ``memory_get``, ``memory_write``,
+and the lossless-context tools ``lcm_grep``, ``lcm_describe``, ``lcm_expand`` (:mod:`memdir.context.tools`).
 
 Each tool is defined once (:class:`ToolSpec`: name, description for the model, argument and
 result schemas, handler) and served unchanged by every surface: the MCP server
@@ -20,7 +21,15 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from memdir.tools.access import AccessPolicy, PrivateMarks, check_agent_id, resolve_scope
     from memdir.tools.args import ToolError
-    from memdir.tools.dispatch import TOOLS, MemoryTools, ToolArguments, ToolResult, tool_schemas
+    from memdir.tools.dispatch import (
+        ALL_TOOLS,
+        LCM_TOOLS,
+        TOOLS,
+        MemoryTools,
+        ToolArguments,
+        ToolResult,
+        tool_schemas,
+    )
     from memdir.tools.spec import FORMATS, ToolSpec
 
 # Imported on first use (PEP 562): `memdir tools` and `memdir.tools.spec` need no dispatcher.
@@ -31,6 +40,8 @@ _LAZY = {
     "resolve_scope": "memdir.tools.access",
     "ToolError": "memdir.tools.args",
     "TOOLS": "memdir.tools.dispatch",
+    "ALL_TOOLS": "memdir.tools.dispatch",
+    "LCM_TOOLS": "memdir.tools.dispatch",
     "MemoryTools": "memdir.tools.dispatch",
     "ToolArguments": "memdir.tools.dispatch",
     "ToolResult": "memdir.tools.dispatch",
@@ -40,7 +51,9 @@ _LAZY = {
 }
 
 __all__ = [
+    "ALL_TOOLS",
     "FORMATS",
+    "LCM_TOOLS",
     "TOOLS",
     "AccessPolicy",
     "MemoryTools",

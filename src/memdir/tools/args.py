@@ -97,6 +97,12 @@ class Arguments:
         """Whether the call holds a non-null value under ``name`` or an alias."""
         return any(self._values.get(n) is not None for n in (name, *aliases))
 
+    def raw(self, name: str, *aliases: str) -> Any:
+        """The value as sent (any JSON type), or ``None``; for arguments of several types."""
+        self._rules(name)
+        found = self._take((name, *aliases))
+        return None if found is None else found[1]
+
     def text(
         self,
         name: str,

@@ -14,11 +14,13 @@ __all__ = ["ToolContext"]
 
 @dataclass(frozen=True, slots=True)
 class ToolContext:
-    """One call's environment. ``redactor`` is set when ``redact.tool_results`` is on."""
+    """One call's environment. ``redactor`` is set when ``redact.tool_results`` is on;
+    ``session`` is the conversation the host bound the lcm tools to, if any."""
 
     memory: Memory
     access: AccessPolicy
     redactor: Redactor | None
+    session: str | None = None
 
     @property
     def config(self) -> Config:

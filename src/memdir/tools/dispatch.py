@@ -21,6 +21,7 @@ from types import TracebackType
 from typing import Any
 
 from memdir.api import Memory
+from memdir.context.tools import LCM_TOOLS, lcm_prompt_lines
 from memdir.errors import MemdirError, NotFoundError, PathError, UsageError
 from memdir.prompt import memory_prompt
 from memdir.tools.access import AccessPolicy, PrivateMarks, check_agent_id, resolve_scope
@@ -31,12 +32,23 @@ from memdir.tools.search import SEARCH
 from memdir.tools.spec import FORMATS, ToolSpec
 from memdir.tools.write import WRITE
 
-__all__ = ["TOOLS", "MemoryTools", "ToolArguments", "ToolResult", "tool_schemas"]
+__all__ = [
+    "ALL_TOOLS",
+    "LCM_TOOLS",
+    "TOOLS",
+    "MemoryTools",
+    "ToolArguments",
+    "ToolResult",
+    "tool_schemas",
+]
 
 TOOLS: tuple[ToolSpec, ...] = (SEARCH, GET, WRITE)
-"""Every memory tool, in the order they are listed."""
+"""Every memory tool, in the order they are listed: what is offered by default."""
+ALL_TOOLS: tuple[ToolSpec, ...] = TOOLS + LCM_TOOLS
+"""The memory tools and the lossless-context tools (``lcm_grep``, ``lcm_describe``,
+``lcm_expand``), which are offered when asked for by name (``tools=``)."""
 
-_BY_NAME = {spec.name: spec for spec in TOOLS}
+_BY_NAME = {spec.name: spec for spec in ALL_TOOLS}
 
 ToolArguments = str | bytes | Mapping[str, Any] | None
 """A call's arguments: JSON text (OpenAI), an object (Anthropic, MCP), or nothing."""
@@ -45,7 +57,8 @@ ToolArguments = str | bytes | Mapping[str, Any] | None
 def tool_schemas(
     fmt: str = "openai", *, tools: Sequence[str] | None = None
 ) -> list[dict[str, Any]]:
-    """The definitions of ``tools`` (default: all) in ``fmt``: ``openai``, ``anthropic``, ``mcp``."""
+    """The definitions of ``tools`` (default: the memory tools) in ``fmt``: ``openai``,
+    ``anthropic``, ``mcp``. Name the lcm tools (or pass :data:`ALL_TOOLS`' names) to get them."""
     if fmt not in FORMATS:
         raise UsageError(f"unknown tool format {fmt!r}; use one of {', '.join(FORMATS)}")
     return [spec.export(fmt) for spec in _select(tools)]
@@ -57,7 +70,7 @@ def _select(names: Sequence[str] | None) -> tuple[ToolSpec, ...]:
     unknown = [n for n in names if n not in _BY_NAME]
     if unknown:
         raise UsageError(f"unknown tool(s) {', '.join(unknown)}; use {', '.join(_BY_NAME)}")
-    return tuple(spec for spec in TOOLS if spec.name in names)
+    return tuple(spec for spec in ALL_TOOLS if spec.name in names)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,8 +89,10 @@ class MemoryTools:
     """The memory tools bound to one :class:`Memory` and one caller (scope and agent id).
 
     ``scope`` defaults to the agent's entry in ``tools.agent_scopes``, else ``tools.scope``.
-    ``tools`` limits which tools are offered (default: all three). Calls are serialised, so
-    one instance can serve several threads (an MCP server does).
+    ``tools`` names the tools offered (default: the three memory tools; add ``lcm_grep``,
+    ``lcm_describe`` and ``lcm_expand`` for the conversation's history). ``session`` binds the
+    lcm tools to one conversation (default: the most recent). Calls are serialised, so one
+    instance can serve several threads (an MCP server does).
     """
 
     def __init__(
@@ -87,8 +102,10 @@ class MemoryTools:
         scope: str | None = None,
         agent_id: str | None = None,
         tools: Sequence[str] | None = None,
+        session: str | None = None,
     ) -> None:
         self.memory = memory
+        self.session = session
         self.agent_id = check_agent_id(agent_id) if agent_id is not None else None
         self.scope = resolve_scope(memory.config, scope=scope, agent_id=self.agent_id)
         self.specs = _select(tools)
@@ -105,12 +122,13 @@ class MemoryTools:
         scope: str | None = None,
         agent_id: str | None = None,
         tools: Sequence[str] | None = None,
+        session: str | None = None,
         **memory_options: Any,
     ) -> MemoryTools:
         """Open ``workspace`` (options as for :class:`Memory`); :meth:`close` closes it."""
         memory = Memory(workspace, **memory_options)
         try:
-            instance = cls(memory, scope=scope, agent_id=agent_id, tools=tools)
+            instance = cls(memory, scope=scope, agent_id=agent_id, tools=tools, session=session)
         except BaseException:
             memory.close()
             raise
@@ -129,12 +147,15 @@ class MemoryTools:
     def prompt(self) -> str:
         """The system-prompt section for the offered tools, scope and ``citations`` setting."""
         config = self.memory.config
-        return memory_prompt(
-            tools=self.names,
+        memory_names = tuple(n for n in self.names if n in {s.name for s in TOOLS})
+        text = memory_prompt(
+            tools=memory_names,
             citations=config["citations"],
             scope=self.scope,
             sessions="sessions" in config["sources"],
         )
+        extra = "\n".join(lcm_prompt_lines(self.names))
+        return f"{text}\n{extra}" if text and extra else text or extra
 
     def warm_up(self) -> list[str]:
         """Index the files now and load a local embedding model, so the first call is fast.
@@ -212,7 +233,7 @@ class MemoryTools:
             self.memory.workspace, scope=resolved, agent_id=agent, marks=self._marks
         )
         redactor = self.memory.redactor if self.memory.config["redact.tool_results"] else None
-        return ToolContext(self.memory, access, redactor)
+        return ToolContext(self.memory, access, redactor, self.session)
 
     # -- lifecycle ---------------------------------------------------------------------------
     def close(self) -> None:
