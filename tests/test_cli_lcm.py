@@ -96,6 +96,15 @@ def test_import_grep_describe_expand(tmp_path: Path, ws: Path) -> None:
     assert forced["session"] == "sess-one" and forced["reason"] in ("done", "nothing-to-compact")
 
 
+def test_json_before_the_group_gives_json_for_every_lcm_command(tmp_path: Path, ws: Path) -> None:
+    _openclaw(tmp_path / "t.jsonl", "sess-j", 40)
+    assert run(ws, "import", str(tmp_path / "t.jsonl")).exit_code == 0
+    for args in (["status"], ["grep", "OPS-4007"]):
+        result = CliRunner().invoke(cli, ["--json", "lcm", *args, "-w", str(ws), *SMALL])
+        assert result.exit_code == 0, result.output
+        assert isinstance(json.loads(result.stdout), dict)
+
+
 def test_claude_code_transcript_and_sessions(tmp_path: Path, ws: Path) -> None:
     claude = tmp_path / f"{SESSION}.jsonl"
     claude.write_text(

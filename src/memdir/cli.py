@@ -298,6 +298,9 @@ _JSON_ALWAYS = ("tools", "call")  # commands whose output is JSON anyway
 
 
 def _has_json(command: click.Command) -> bool:
+    """Whether ``command`` takes ``--json``; a group does when every command in it does."""
+    if isinstance(command, click.Group):
+        return bool(command.commands) and all(_has_json(c) for c in command.commands.values())
     return bool(getattr(command.callback, "memdir_json", False))
 
 
