@@ -16,6 +16,7 @@ import pytest
 
 from memdir import Memory
 from memdir.errors import StorageError
+from memdir.index.postgres import PG_SCHEMA_VERSION
 from memdir.tools import MemoryTools
 from tools.helpers import FILES
 
@@ -269,13 +270,14 @@ def test_the_schema_is_versioned_and_reopened_without_migrating(
         row = conn.execute(
             "SELECT value FROM memdir_meta WHERE namespace = '' AND key = 'schema'"
         ).fetchone()
-        assert row == ("1",)
+        assert row == (str(PG_SCHEMA_VERSION),)
         conn.execute("UPDATE memdir_meta SET value = '99' WHERE namespace = '' AND key = 'schema'")
         try:
             with pytest.raises(StorageError, match="schema 99, newer than this memdir"):
                 Memory(ws, overrides=settings)
         finally:
             conn.execute(
-                "UPDATE memdir_meta SET value = '1' WHERE namespace = '' AND key = 'schema'"
+                "UPDATE memdir_meta SET value = %s WHERE namespace = '' AND key = 'schema'",
+                (str(PG_SCHEMA_VERSION),),
             )
     shutil.rmtree(ws)
