@@ -281,3 +281,97 @@ def test_the_schema_is_versioned_and_reopened_without_migrating(
                 (str(PG_SCHEMA_VERSION),),
             )
     shutil.rmtree(ws)
+
+
+def test_vector_scores_of_given_chunks_are_the_same_on_both(tmp_path: Path, pg_url: str) -> None:
+    """``scores(query, ids)``: the similarity of chunks the nearest left out, from the query
+    vector of the search just made (hybrid search scores its keyword-only candidates so)."""
+    from memdir.search.vector import IndexVectorSearch, VectorSearch
+
+    ws = _workspace(tmp_path / "ws")
+    found = {}
+    for name, settings in {
+        "sqlite": {"index.backend": "sqlite"},
+        "postgres": {"index.backend": "postgres", "index.url": pg_url},
+    }.items():
+        with Memory(ws, overrides=settings, embedder=WordEmbedder()) as mem:  # type: ignore[arg-type]
+            mem.sync()
+            searcher: Any = mem._vector_searcher()[0]  # type: ignore[attr-defined]
+            kind = IndexVectorSearch if name == "postgres" else VectorSearch
+            assert isinstance(searcher, kind)
+            if name == "sqlite":
+                searcher.refresh()
+            ids = (
+                [int(r[0]) for r in mem.index.read("SELECT id FROM chunks")]
+                if name == ("sqlite")
+                else [
+                    int(r[0])
+                    for r in mem.index.read(  # type: ignore[attr-defined]
+                        "SELECT id FROM memdir_chunks WHERE namespace = %s",
+                        (mem.index.namespace,),  # type: ignore[attr-defined]
+                    )
+                ]
+            )
+            assert searcher.scores("quokka invoice", ids) == []  # no search of it yet
+            nearest = searcher.search("quokka invoice", 1)
+            scores = dict(searcher.scores("quokka invoice", ids))
+            assert set(scores) == set(ids) and scores[nearest[0][0]] == nearest[0][1]
+            rows = mem.index.chunks_by_ids(ids)
+            found[name] = sorted(
+                (rows[c].path, rows[c].start_line, round(s, 5)) for c, s in scores.items()
+            )
+    assert found["postgres"] == found["sqlite"]
+    assert len({s for *_, s in found["sqlite"]}) > 2  # the scores really differ by chunk
+
+
+def test_hybrid_scores_keyword_candidates_outside_the_nearest_on_both(
+    tmp_path: Path, pg_url: str
+) -> None:
+    ws = _workspace(tmp_path / "ws")
+    found = {}
+    for name, settings in {
+        "sqlite": {"index.backend": "sqlite"},
+        "postgres": {"index.backend": "postgres", "index.url": pg_url},
+    }.items():
+        # two candidates a half: the nearest two chunks leave out the keyword ones
+        narrow = {**settings, "search.candidate_multiplier": 1}
+        with Memory(ws, overrides=narrow, embedder=WordEmbedder()) as mem:  # type: ignore[arg-type]
+            mem.sync()
+            response = mem.search("zebrafish Tuesday exporter", min_score=0.0, max_results=2)
+            found[name] = [
+                (r.path, r.start_line, round(r.score, 6), r.vector_score is not None)
+                for r in response
+            ]
+            keyword_only = [r for r in response if r.text_score and r.vector_score is None]
+            assert keyword_only == [], keyword_only
+    assert found["postgres"] == found["sqlite"]
+    assert found["sqlite"] and all(has_vector for *_, has_vector in found["sqlite"])
+
+
+def test_a_hybrid_search_on_postgres_is_four_statements(
+    tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the README states: the vector state, the keyword search (its terms' frequencies
+    cached) beside the nearest chunks with their rows, and the keyword-only candidates'
+    similarities; the query's new terms' frequencies add one."""
+    import psycopg
+
+    ws = _workspace(tmp_path / "ws")
+    settings = {"index.backend": "postgres", "index.url": pg_url}
+    sent: list[str] = []
+    execute = psycopg.Cursor.execute
+
+    def counted(self: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
+        sent.append(str(query)[:60])
+        return execute(self, query, *args, **kwargs)
+
+    narrow = {**settings, "search.candidate_multiplier": 1}
+    with Memory(ws, overrides=narrow, embedder=WordEmbedder()) as mem:  # type: ignore[arg-type]
+        mem.sync()
+        monkeypatch.setattr(psycopg.Cursor, "execute", counted)
+        first = mem.search("zebrafish Tuesday exporter", refresh=False, max_results=2)
+        fresh = len(sent)
+        sent.clear()
+        again = mem.search("zebrafish Tuesday exporter", refresh=False, max_results=2)
+    assert [r.path for r in again] == [r.path for r in first] and first.mode == "hybrid"
+    assert (fresh, len(sent)) == (5, 4), sent

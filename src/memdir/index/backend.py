@@ -138,6 +138,13 @@ class IndexBackend(Protocol):
         """``(chunk id, cosine)`` of the ``k`` nearest vectors (``server_vectors`` only)."""
         ...
 
+    def vector_scores(
+        self, query: Sequence[float], chunk_ids: Sequence[int]
+    ) -> list[tuple[int, float]]:
+        """``(chunk id, cosine)`` of those of ``chunk_ids`` that have a vector of the query's
+        dimensions (``server_vectors`` only)."""
+        ...
+
     def vector_state(self) -> VectorState: ...
 
     def vector_count(self) -> int: ...

@@ -61,7 +61,7 @@ import struct
 import threading
 import time
 import uuid
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
@@ -122,6 +122,7 @@ _MAX_POSITION = 16383
 _SHAPE_KEY = "shape"
 _FILL_KEY = "fill.progress"
 _CHUNK_COLUMNS = "id, path, source, start_line, end_line, text, context, date"
+_PREFETCH_ROWS = 4096  # chunk rows read by nearest() and not yet asked for, at most
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS memdir_meta (
@@ -411,6 +412,8 @@ class PgIndex:
         self._stats: tuple[int, int] | None = None
         self._stats_for = -1
         self._hnsw: set[int] = set()
+        self._prefetched: OrderedDict[int, ChunkRow] = OrderedDict()  # read by nearest()
+        self._prefetch_lock = threading.Lock()
         self._closed = threading.Event()
         self._listener = threading.Thread(target=self._listen, name="memdir-pg-listen", daemon=True)
         self._listening = threading.Event()
@@ -790,13 +793,24 @@ class PgIndex:
         ]
 
     def chunks_by_ids(self, ids: Sequence[int]) -> dict[int, ChunkRow]:
+        """The rows of ``ids`` that exist; those :meth:`nearest` has just read are handed out
+        (once) from there. A chunk row never changes under its id, so that row is the row."""
         if not ids:
             return {}
-        rows = self.read(
-            f"SELECT {_CHUNK_COLUMNS} FROM memdir_chunks WHERE namespace = %s AND id = ANY(%s)",
-            (self.namespace, list(ids)),
-        )
-        return {int(r[0]): ChunkRow(*r) for r in rows}
+        out: dict[int, ChunkRow] = {}
+        with self._prefetch_lock:
+            for cid in ids:
+                row = self._prefetched.pop(int(cid), None)
+                if row is not None:
+                    out[int(cid)] = row
+        todo = [cid for cid in ids if int(cid) not in out]
+        if todo:
+            rows = self.read(
+                f"SELECT {_CHUNK_COLUMNS} FROM memdir_chunks WHERE namespace = %s AND id = ANY(%s)",
+                (self.namespace, list(todo)),
+            )
+            out.update({int(r[0]): ChunkRow(*r) for r in rows})
+        return out
 
     # -- keyword search ------------------------------------------------------------------------
     def _term_queries(self, terms: Sequence[str]) -> dict[str, list[str]]:
@@ -1081,15 +1095,22 @@ class PgIndex:
         return len(params)
 
     def nearest(self, query: Sequence[float], k: int) -> list[tuple[int, float]]:
-        """The ``k`` nearest chunks by cosine, from the HNSW index of the query's dimensions."""
+        """The ``k`` nearest chunks by cosine, from the HNSW index of the query's dimensions.
+
+        The same statement reads their rows, which :meth:`chunks_by_ids` then hands out once
+        without asking the server again (a search asks for them right after)."""
         vec = np.asarray(query, dtype=np.float32)
         dims = int(vec.shape[0])
         if k <= 0 or dims == 0:
             return []
+        columns = ", ".join(f"c.{c}" for c in _CHUNK_COLUMNS.split(", "))
         sql = (
-            f"SELECT chunk_id, 1 - (embedding::vector({dims}) <=> %(q)b::vector({dims}))"
-            " FROM memdir_vectors WHERE namespace = %(ns)s AND dims = %(d)s"
-            f" ORDER BY embedding::vector({dims}) <=> %(q)b::vector({dims}), chunk_id LIMIT %(k)s"
+            f"SELECT {columns}, 1 - n.d FROM (SELECT chunk_id,"
+            f" embedding::vector({dims}) <=> %(q)b::vector({dims}) AS d FROM memdir_vectors"
+            " WHERE namespace = %(ns)s AND dims = %(d)s"
+            f" ORDER BY embedding::vector({dims}) <=> %(q)b::vector({dims}), chunk_id"
+            " LIMIT %(k)s) AS n JOIN memdir_chunks AS c ON c.id = n.chunk_id"
+            " ORDER BY n.d, n.chunk_id"
         )
         params = {"q": _Vec(vec), "ns": self.namespace, "d": dims, "k": k}
         with self.pool.connection() as conn:
@@ -1099,6 +1120,29 @@ class PgIndex:
                     rows = conn.execute(sql, params).fetchall()
             else:
                 rows = conn.execute(sql, params).fetchall()
+        with self._prefetch_lock:
+            for r in rows:
+                self._prefetched[int(r[0])] = ChunkRow(*r[:8])
+            while len(self._prefetched) > _PREFETCH_ROWS:
+                self._prefetched.popitem(last=False)
+        return [(int(r[0]), float(r[8])) for r in rows]
+
+    def vector_scores(
+        self, query: Sequence[float], chunk_ids: Sequence[int]
+    ) -> list[tuple[int, float]]:
+        """The cosine of each of ``chunk_ids`` that has a vector of the query's dimensions, in
+        one statement (by primary key: no index scan of the vectors)."""
+        vec = np.asarray(query, dtype=np.float32)
+        dims = int(vec.shape[0])
+        ids = sorted({int(c) for c in chunk_ids})
+        if not ids or dims == 0:
+            return []
+        rows = self.read(
+            f"SELECT chunk_id, 1 - (embedding::vector({dims}) <=> %(q)b::vector({dims}))"
+            " FROM memdir_vectors WHERE chunk_id = ANY(%(ids)s) AND namespace = %(ns)s"
+            " AND dims = %(d)s",
+            {"q": _Vec(vec), "ids": ids, "ns": self.namespace, "d": dims},
+        )
         return [(int(cid), float(cos)) for cid, cos in rows]
 
     def compact_vector_log(self, keep_below: int = 100_000) -> None:
