@@ -375,3 +375,43 @@ def test_a_hybrid_search_on_postgres_is_four_statements(
         again = mem.search("zebrafish Tuesday exporter", refresh=False, max_results=2)
     assert [r.path for r in again] == [r.path for r in first] and first.mode == "hybrid"
     assert (fresh, len(sent)) == (5, 4), sent
+
+
+def test_another_workspaces_file_is_read_from_the_shared_index(tmp_path: Path, pg_url: str) -> None:
+    from memdir.errors import PathError
+
+    text = "# Walrus plan\n\nIntro line.\n\n- the walrus budget is 40k\n- owner: Dana\n"
+    a = _workspace(tmp_path / "a", {"memory/a.md": "the walrus plan\n"})
+    b = _workspace(tmp_path / "b", {"memory/b.md": text})
+    shared = {**KEYWORD_ONLY, "index.backend": "postgres", "index.url": pg_url}
+    shared["index.namespace"] = f"team-{tmp_path.name}"
+    with Memory(b, overrides=shared) as mb:
+        mb.sync()
+        origin = mb.index.origin  # type: ignore[attr-defined]
+    with Memory(a, overrides=shared) as ma:
+        ma.sync()
+        hit = next(r for r in ma.search("walrus budget", min_score=0.0) if r.path == "memory/b.md")
+        piece = ma.get(hit.citation)
+        assert piece.origin == origin and str(b.resolve()) in origin
+        assert piece.text == "\n".join(text.split("\n")[hit.start_line - 1 : hit.end_line])
+        whole = ma.get("memory/b.md")
+        assert whole.text == text.rstrip("\n") and whole.total_lines == 6
+        assert whole.to_dict()["from_index"] is True
+        assert ma.get("memory/b.md", from_line=5, lines=1).text == "- the walrus budget is 40k"
+        assert ma.get("memory/a.md").origin is None  # this workspace's own file: from disk
+        with pytest.raises(PathError) as missing:
+            ma.get("memory/nobody.md")
+        assert missing.value.code == "missing"
+        with pytest.raises(PathError) as refused:
+            ma.get("memory/b.md", shared=False)
+        assert refused.value.code == "scope-private" and origin in refused.value.message
+    with MemoryTools.open(a, overrides=shared, scope="main") as tools:
+        got = tools.call("memory_get", {"path": "memory/b.md", "from": 5, "lines": 2})
+        assert not got.is_error, got.payload
+        assert got.payload["origin"] == origin and got.payload["from_index"] is True
+        assert got.payload["text"] == "- the walrus budget is 40k\n- owner: Dana"
+    with MemoryTools.open(a, overrides=shared, scope="shared") as tools:
+        got = tools.call("memory_get", {"path": "memory/b.md"})
+        assert got.is_error and got.payload["code"] == "scope-private"
+    with Memory(b, overrides=shared) as mb:  # b's own copy is read from b's disk
+        assert mb.get("memory/b.md").origin is None

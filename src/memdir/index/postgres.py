@@ -77,6 +77,7 @@ from psycopg_pool import ConnectionPool
 
 from memdir.chunking import Chunk, embed_input
 from memdir.errors import StorageError
+from memdir.index.backend import SharedFile
 from memdir.index.fts import Fts5Tokens
 from memdir.index.schema import SCHEMA_VERSION as SHAPE_SCHEMA
 from memdir.index.store import ChunkRow, FileRow, KeywordRow, VectorState
@@ -811,6 +812,37 @@ class PgIndex:
             )
             out.update({int(r[0]): ChunkRow(*r) for r in rows})
         return out
+
+    def shared_file(self, path: str) -> SharedFile | None:
+        """The lines of ``path`` as its chunks hold them, when another origin indexed it into
+        this namespace (a memory file, not a transcript). A line cut into several chunks is
+        joined again; lines between chunks are left out."""
+        rows = self.read(
+            "SELECT f.origin, c.start_line, c.end_line, c.text FROM memdir_files AS f"
+            " LEFT JOIN memdir_chunks AS c ON c.namespace = f.namespace AND c.path = f.path"
+            " WHERE f.namespace = %s AND f.path = %s AND f.origin <> %s AND f.source = 'memory'"
+            " ORDER BY c.start_line, c.id",
+            (self.namespace, path, self.origin),
+        )
+        if not rows:
+            return None
+        lines: dict[int, str] = {}
+        pieces: dict[int, list[str]] = {}
+        total = 0
+        for _, start, end, text in rows:
+            if text is None:
+                continue
+            total = max(total, int(end))
+            parts = text.split("\n")
+            if start == end and len(parts) == 1:  # one line, or a piece of a long one
+                if text not in pieces.setdefault(start, []):
+                    pieces[start].append(text)
+                continue
+            for n, line in enumerate(parts[: end - start + 1], start=start):
+                lines.setdefault(n, line)
+        for n, got in pieces.items():
+            lines.setdefault(n, "".join(got))
+        return SharedFile(origin=str(rows[0][0]), total_lines=total, lines=lines)
 
     # -- keyword search ------------------------------------------------------------------------
     def _term_queries(self, terms: Sequence[str]) -> dict[str, list[str]]:

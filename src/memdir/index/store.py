@@ -206,6 +206,10 @@ class Index:
     ) -> list[tuple[int, float]]:
         raise NotImplementedError("the SQLite index is searched by an in-memory matrix")
 
+    def shared_file(self, path: str) -> None:
+        """A SQLite index holds only its own workspace's files."""
+        return None
+
     def close(self) -> None:
         with self._mutex:
             try:
