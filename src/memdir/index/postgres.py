@@ -925,7 +925,9 @@ class PgIndex:
         # stages, rarest terms first: each stage scores the chunks of its term that hold no
         # earlier one, and runs only if what the later terms could add at most (idf × (k1+1)
         # each) can still reach the limit-th best score so far
-        order = sorted(live, key=lambda t: (dfs[t], t))
+        # (a term no chunk held when last counted goes last: it costs nothing and would only
+        # take a stage from the others; its bound still counts)
+        order = sorted(live, key=lambda t: (dfs[t] == 0, dfs[t], t))
         stages = [[t] for t in order[: MAX_STAGES - 1]]
         if order[MAX_STAGES - 1 :]:
             stages.append(order[MAX_STAGES - 1 :])
