@@ -917,6 +917,7 @@ class PgIndex:
         total, dfs = self.term_dfs(terms)
         queries = self._term_queries(terms)
         live = [t for t in dict.fromkeys(terms) if queries[t]]
+        limit = int(limit)  # written into the statement (a generic plan must know it)
         if not live or not total or limit <= 0:
             return []
         assert self._stats is not None
@@ -934,7 +935,6 @@ class PgIndex:
         params: dict[str, Any] = {
             "ns": self.namespace,
             "lex": sorted({tok for t in live for tok in queries[t]}),
-            "limit": limit,
         }
         # Each candidate's frequency of each term (i: its place in the query) comes from one
         # pass over its tsvector cut down to the query's lexemes (f): a lexeme's positions are
@@ -986,7 +986,7 @@ class PgIndex:
                 " AS m CROSS JOIN LATERAL (SELECT w.i, cardinality(u.positions) AS tf"
                 " FROM unnest(m.f) AS u JOIN unnest(%(wx)s::text[], %(wi)s::int[]) AS w(x, i)"
                 f" ON w.x = u.lexeme{''.join(phrases)}) AS x"
-                f" GROUP BY m.id{having} ORDER BY r, m.id LIMIT %(limit)s"
+                f" GROUP BY m.id{having} ORDER BY r, m.id LIMIT {limit}"
             )
 
         ctes = []
@@ -1002,8 +1002,8 @@ class PgIndex:
             ctes.append(
                 f"a{n} AS (SELECT * FROM (SELECT * FROM a{n - 1} UNION ALL"
                 f" SELECT * FROM ({scored(n, earlier)}) AS o WHERE (SELECT count(*)"
-                f" < %(limit)s OR -max(r) <= %(u{n})s FROM a{n - 1})) AS c"
-                " ORDER BY r, id LIMIT %(limit)s)"
+                f" < {limit} OR -max(r) <= %(u{n})s FROM a{n - 1})) AS c"
+                f" ORDER BY r, id LIMIT {limit})"
             )
         sql = (
             f"WITH {', '.join(ctes)} SELECT {', '.join('c.' + c for c in _CHUNK_COLUMNS.split(', '))},"
@@ -1143,10 +1143,12 @@ class PgIndex:
             f" embedding::vector({dims}) <=> %(q)b::vector({dims}) AS d FROM memdir_vectors"
             " WHERE namespace = %(ns)s AND dims = %(d)s"
             f" ORDER BY embedding::vector({dims}) <=> %(q)b::vector({dims}), chunk_id"
-            " LIMIT %(k)s) AS n JOIN memdir_chunks AS c ON c.id = n.chunk_id"
+            # k written into the statement: a prepared statement's generic plan, not knowing
+            # it, scanned and sorted every vector instead of asking the HNSW index
+            f" LIMIT {int(k)}) AS n JOIN memdir_chunks AS c ON c.id = n.chunk_id"
             " ORDER BY n.d, n.chunk_id"
         )
-        params = {"q": _Vec(vec), "ns": self.namespace, "d": dims, "k": k}
+        params = {"q": _Vec(vec), "ns": self.namespace, "d": dims}
         with self.pool.connection() as conn:
             if k > EF_SEARCH:
                 with conn.transaction():
