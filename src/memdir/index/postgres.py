@@ -1088,6 +1088,7 @@ class PgIndex:
                 f" ((embedding::vector({dims})) vector_cosine_ops) WHERE dims = {dims}"
             )
         self._hnsw.add(dims)
+        self._analyze("memdir_vectors")
 
     def write_vectors(self, conn: _Txn, rows: Iterable[tuple[int, bytes]]) -> int:
         """Insert vectors for chunks that still exist (a chunk deleted meanwhile is skipped):
@@ -1138,14 +1139,17 @@ class PgIndex:
         if k <= 0 or dims == 0:
             return []
         columns = ", ".join(f"c.{c}" for c in _CHUNK_COLUMNS.split(", "))
+        # The rows are looked up for each of the k nearest (a lateral join kept apart with
+        # OFFSET 0): a plain join let the planner, without statistics yet, scan and sort
+        # every vector instead of asking the HNSW index. k is written into the statement
+        # for the same reason (a prepared statement's generic plan does not know it).
         sql = (
             f"SELECT {columns}, 1 - n.d FROM (SELECT chunk_id,"
             f" embedding::vector({dims}) <=> %(q)b::vector({dims}) AS d FROM memdir_vectors"
             " WHERE namespace = %(ns)s AND dims = %(d)s"
             f" ORDER BY embedding::vector({dims}) <=> %(q)b::vector({dims}), chunk_id"
-            # k written into the statement: a prepared statement's generic plan, not knowing
-            # it, scanned and sorted every vector instead of asking the HNSW index
-            f" LIMIT {int(k)}) AS n JOIN memdir_chunks AS c ON c.id = n.chunk_id"
+            f" LIMIT {int(k)}) AS n CROSS JOIN LATERAL (SELECT {_CHUNK_COLUMNS}"
+            " FROM memdir_chunks WHERE id = n.chunk_id OFFSET 0) AS c"
             " ORDER BY n.d, n.chunk_id"
         )
         params = {"q": _Vec(vec), "ns": self.namespace, "d": dims}
@@ -1309,6 +1313,16 @@ class PgIndex:
         build.conn_cm.__exit__(None, None, None)
         self._bump()
         self._after_commit(build.txn)
+        self._analyze("memdir_chunks", "memdir_lexemes", "memdir_files")
+
+    def _analyze(self, *tables: str) -> None:
+        """After a rebuild or a new HNSW index: the GIN index's pending entries merged and the
+        planner's statistics taken now, not whenever autovacuum comes (the first searches
+        after a load otherwise ran on plans made without them)."""
+        with suppress(psycopg.Error), self.pool.connection() as conn:
+            if "memdir_chunks" in tables:
+                conn.execute("SELECT gin_clean_pending_list('memdir_chunks_tsv'::regclass)")
+            conn.execute(f"ANALYZE {', '.join(tables)}")
 
     def discard_build(self, build: _PgBuild, exc: BaseException | None = None) -> None:
         error = exc or StorageError("rebuild discarded")
