@@ -70,15 +70,22 @@ class FileSlice:
     from_line: int
     to_line: int
     total_lines: int
+    origin: str | None = None
+    """Set when the file is another workspace's in a shared index namespace (PostgreSQL): the
+    lines are the index's copy of them, and this names who wrote it (``host:folder``)."""
 
     def to_dict(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "path": self.path,
             "text": self.text,
             "from_line": self.from_line,
             "to_line": self.to_line,
             "total_lines": self.total_lines,
         }
+        if self.origin is not None:
+            out["origin"] = self.origin
+            out["from_index"] = True
+        return out
 
 
 def _session_slice(
@@ -636,6 +643,7 @@ class Memory:
         from_line: int | None = None,
         lines: int | None = None,
         check: Callable[[OpenFile], None] | None = None,
+        shared: bool = True,
     ) -> FileSlice:
         """Read a memory file, or ``lines`` lines of it starting at ``from_line`` (1-based).
 
@@ -651,6 +659,13 @@ class Memory:
         ``limits.max_file_bytes`` is read by line range only. ``check``, if given, is called
         with the opened file before anything is read and may raise to refuse it
         (``memory_get`` applies the caller's scope so).
+
+        A memory file that is not in this workspace but that another workspace indexed into
+        the same shared namespace (``index.namespace`` on PostgreSQL; search returns its
+        chunks) is read from the index's copy of its lines, with :attr:`FileSlice.origin`
+        naming the host and folder that wrote it; lines no chunk holds read as empty. With
+        ``shared`` false such a file is refused (``code`` ``scope-private``: its front matter
+        cannot be checked here).
         """
         self._check_open()
         path, cited_from, cited_lines = split_citation(path)
@@ -660,6 +675,45 @@ class Memory:
             raise UsageError(f"from_line must be 1 or more, got {from_line}")
         if lines is not None and lines < 1:
             raise UsageError(f"lines must be 1 or more, got {lines}")
+        try:
+            return self._get_local(path, from_line, lines, check)
+        except PathError as exc:
+            if exc.code != "missing":
+                raise
+            found = self._get_shared(path, from_line, lines, shared)
+            if found is None:
+                raise
+            return found
+
+    def _get_shared(
+        self, path: str, from_line: int | None, lines: int | None, shared: bool
+    ) -> FileSlice | None:
+        """The index's copy of another workspace's file of a shared namespace, if it has one."""
+        rel = self.workspace.normalize(path)
+        copy = self.index.shared_file(rel)
+        if copy is None:
+            return None
+        if not shared:
+            raise PathError(
+                f"{rel!r} is a file of another workspace of this shared index ({copy.origin});"
+                " its front matter cannot be checked here, so it is read only in the main session",
+                code="scope-private",
+                path=rel,
+            )
+        total = copy.total_lines
+        start = from_line or 1
+        last = total if lines is None else min(total, start + lines - 1)
+        chosen = [copy.lines.get(n, "") for n in range(start, last + 1)]
+        end = start + len(chosen) - 1 if chosen else start - 1
+        return FileSlice(rel, "\n".join(chosen), start, end, total, origin=copy.origin)
+
+    def _get_local(
+        self,
+        path: str,
+        from_line: int | None,
+        lines: int | None,
+        check: Callable[[OpenFile], None] | None,
+    ) -> FileSlice:
         with self.workspace.open_readable(path) as opened:
             if check is not None:
                 check(opened)

@@ -16,6 +16,7 @@ import pytest
 
 from memdir import Memory
 from memdir.errors import StorageError
+from memdir.index.postgres import PG_SCHEMA_VERSION
 from memdir.tools import MemoryTools
 from tools.helpers import FILES
 
@@ -269,13 +270,148 @@ def test_the_schema_is_versioned_and_reopened_without_migrating(
         row = conn.execute(
             "SELECT value FROM memdir_meta WHERE namespace = '' AND key = 'schema'"
         ).fetchone()
-        assert row == ("1",)
+        assert row == (str(PG_SCHEMA_VERSION),)
         conn.execute("UPDATE memdir_meta SET value = '99' WHERE namespace = '' AND key = 'schema'")
         try:
             with pytest.raises(StorageError, match="schema 99, newer than this memdir"):
                 Memory(ws, overrides=settings)
         finally:
             conn.execute(
-                "UPDATE memdir_meta SET value = '1' WHERE namespace = '' AND key = 'schema'"
+                "UPDATE memdir_meta SET value = %s WHERE namespace = '' AND key = 'schema'",
+                (str(PG_SCHEMA_VERSION),),
             )
     shutil.rmtree(ws)
+
+
+def test_vector_scores_of_given_chunks_are_the_same_on_both(tmp_path: Path, pg_url: str) -> None:
+    """``scores(query, ids)``: the similarity of chunks the nearest left out, from the query
+    vector of the search just made (hybrid search scores its keyword-only candidates so)."""
+    from memdir.search.vector import IndexVectorSearch, VectorSearch
+
+    ws = _workspace(tmp_path / "ws")
+    found = {}
+    for name, settings in {
+        "sqlite": {"index.backend": "sqlite"},
+        "postgres": {"index.backend": "postgres", "index.url": pg_url},
+    }.items():
+        with Memory(ws, overrides=settings, embedder=WordEmbedder()) as mem:  # type: ignore[arg-type]
+            mem.sync()
+            searcher: Any = mem._vector_searcher()[0]  # type: ignore[attr-defined]
+            kind = IndexVectorSearch if name == "postgres" else VectorSearch
+            assert isinstance(searcher, kind)
+            if name == "sqlite":
+                searcher.refresh()
+            ids = (
+                [int(r[0]) for r in mem.index.read("SELECT id FROM chunks")]
+                if name == ("sqlite")
+                else [
+                    int(r[0])
+                    for r in mem.index.read(  # type: ignore[attr-defined]
+                        "SELECT id FROM memdir_chunks WHERE namespace = %s",
+                        (mem.index.namespace,),  # type: ignore[attr-defined]
+                    )
+                ]
+            )
+            assert searcher.scores("quokka invoice", ids) == []  # no search of it yet
+            nearest = searcher.search("quokka invoice", 1)
+            scores = dict(searcher.scores("quokka invoice", ids))
+            assert set(scores) == set(ids) and scores[nearest[0][0]] == nearest[0][1]
+            rows = mem.index.chunks_by_ids(ids)
+            found[name] = sorted(
+                (rows[c].path, rows[c].start_line, round(s, 5)) for c, s in scores.items()
+            )
+    assert found["postgres"] == found["sqlite"]
+    assert len({s for *_, s in found["sqlite"]}) > 2  # the scores really differ by chunk
+
+
+def test_hybrid_scores_keyword_candidates_outside_the_nearest_on_both(
+    tmp_path: Path, pg_url: str
+) -> None:
+    ws = _workspace(tmp_path / "ws")
+    found = {}
+    for name, settings in {
+        "sqlite": {"index.backend": "sqlite"},
+        "postgres": {"index.backend": "postgres", "index.url": pg_url},
+    }.items():
+        # two candidates a half: the nearest two chunks leave out the keyword ones
+        narrow = {**settings, "search.candidate_multiplier": 1}
+        with Memory(ws, overrides=narrow, embedder=WordEmbedder()) as mem:  # type: ignore[arg-type]
+            mem.sync()
+            response = mem.search("zebrafish Tuesday exporter", min_score=0.0, max_results=2)
+            found[name] = [
+                (r.path, r.start_line, round(r.score, 6), r.vector_score is not None)
+                for r in response
+            ]
+            keyword_only = [r for r in response if r.text_score and r.vector_score is None]
+            assert keyword_only == [], keyword_only
+    assert found["postgres"] == found["sqlite"]
+    assert found["sqlite"] and all(has_vector for *_, has_vector in found["sqlite"])
+
+
+def test_a_hybrid_search_on_postgres_is_four_statements(
+    tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the README states: the vector state, the keyword search (its terms' frequencies
+    cached) beside the nearest chunks with their rows, and the keyword-only candidates'
+    similarities; the query's new terms' frequencies add one."""
+    import psycopg
+
+    ws = _workspace(tmp_path / "ws")
+    settings = {"index.backend": "postgres", "index.url": pg_url}
+    sent: list[str] = []
+    execute = psycopg.Cursor.execute
+
+    def counted(self: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
+        sent.append(str(query)[:60])
+        return execute(self, query, *args, **kwargs)
+
+    narrow = {**settings, "search.candidate_multiplier": 1}
+    with Memory(ws, overrides=narrow, embedder=WordEmbedder()) as mem:  # type: ignore[arg-type]
+        mem.sync()
+        monkeypatch.setattr(psycopg.Cursor, "execute", counted)
+        first = mem.search("zebrafish Tuesday exporter", refresh=False, max_results=2)
+        fresh = len(sent)
+        sent.clear()
+        again = mem.search("zebrafish Tuesday exporter", refresh=False, max_results=2)
+    assert [r.path for r in again] == [r.path for r in first] and first.mode == "hybrid"
+    assert (fresh, len(sent)) == (5, 4), sent
+
+
+def test_another_workspaces_file_is_read_from_the_shared_index(tmp_path: Path, pg_url: str) -> None:
+    from memdir.errors import PathError
+
+    text = "# Walrus plan\n\nIntro line.\n\n- the walrus budget is 40k\n- owner: Dana\n"
+    a = _workspace(tmp_path / "a", {"memory/a.md": "the walrus plan\n"})
+    b = _workspace(tmp_path / "b", {"memory/b.md": text})
+    shared = {**KEYWORD_ONLY, "index.backend": "postgres", "index.url": pg_url}
+    shared["index.namespace"] = f"team-{tmp_path.name}"
+    with Memory(b, overrides=shared) as mb:
+        mb.sync()
+        origin = mb.index.origin  # type: ignore[attr-defined]
+    with Memory(a, overrides=shared) as ma:
+        ma.sync()
+        hit = next(r for r in ma.search("walrus budget", min_score=0.0) if r.path == "memory/b.md")
+        piece = ma.get(hit.citation)
+        assert piece.origin == origin and str(b.resolve()) in origin
+        assert piece.text == "\n".join(text.split("\n")[hit.start_line - 1 : hit.end_line])
+        whole = ma.get("memory/b.md")
+        assert whole.text == text.rstrip("\n") and whole.total_lines == 6
+        assert whole.to_dict()["from_index"] is True
+        assert ma.get("memory/b.md", from_line=5, lines=1).text == "- the walrus budget is 40k"
+        assert ma.get("memory/a.md").origin is None  # this workspace's own file: from disk
+        with pytest.raises(PathError) as missing:
+            ma.get("memory/nobody.md")
+        assert missing.value.code == "missing"
+        with pytest.raises(PathError) as refused:
+            ma.get("memory/b.md", shared=False)
+        assert refused.value.code == "scope-private" and origin in refused.value.message
+    with MemoryTools.open(a, overrides=shared, scope="main") as tools:
+        got = tools.call("memory_get", {"path": "memory/b.md", "from": 5, "lines": 2})
+        assert not got.is_error, got.payload
+        assert got.payload["origin"] == origin and got.payload["from_index"] is True
+        assert got.payload["text"] == "- the walrus budget is 40k\n- owner: Dana"
+    with MemoryTools.open(a, overrides=shared, scope="shared") as tools:
+        got = tools.call("memory_get", {"path": "memory/b.md"})
+        assert got.is_error and got.payload["code"] == "scope-private"
+    with Memory(b, overrides=shared) as mb:  # b's own copy is read from b's disk
+        assert mb.get("memory/b.md").origin is None

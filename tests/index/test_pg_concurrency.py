@@ -62,6 +62,19 @@ def test_writers_in_one_namespace_lose_and_double_nothing(tmp_path: Path, pg_url
         stats = conn.execute(
             "SELECT chunks FROM memdir_stats WHERE namespace = %s", (namespace,)
         ).fetchone()
+        # every lexeme's document frequency, kept by the writers' commits, is the recount's
+        dfs = dict(
+            conn.execute(
+                "SELECT lexeme, df FROM memdir_lexemes WHERE namespace = %s", (namespace,)
+            ).fetchall()
+        )
+        recount = dict(
+            conn.execute(
+                "SELECT x, count(*) FROM memdir_chunks, unnest(tsvector_to_array(tsv)) AS x"
+                " WHERE namespace = %s GROUP BY x",
+                (namespace,),
+            ).fetchall()
+        )
         texts = " ".join(
             r[0]
             for r in conn.execute(
@@ -75,6 +88,7 @@ def test_writers_in_one_namespace_lose_and_double_nothing(tmp_path: Path, pg_url
     assert doubled == []
     assert chunk_counts == {p: n for p, n in files.items() if n}  # file rows agree with chunks
     assert stats == (sum(chunk_counts.values()),)
+    assert dfs == recount and recount
     assert all(w in texts for w in words) and all(
         f"{a}f{n}word" in texts for a in agents for n in range(FILES)
     )

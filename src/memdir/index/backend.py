@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
 
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from memdir.config import Config
     from memdir.index.store import ChunkRow, FileRow, KeywordRow, VectorState
 
-__all__ = ["Build", "IndexBackend", "LockLike", "Txn", "VectorLog", "open_index"]
+__all__ = ["Build", "IndexBackend", "LockLike", "SharedFile", "Txn", "VectorLog", "open_index"]
 
 Txn: TypeAlias = Any
 """A backend's open write transaction, as :meth:`IndexBackend.transaction` yields it: pass it
@@ -38,6 +39,16 @@ back to the write methods, never use it directly."""
 
 Build: TypeAlias = Any
 """A full rebuild in progress, as :meth:`IndexBackend.new_build` returns it."""
+
+
+@dataclass(frozen=True, slots=True)
+class SharedFile:
+    """Another workspace's memory file as a shared index holds it: its lines by number (those
+    its chunks hold), how many it has, and who indexed it (``host:folder``)."""
+
+    origin: str
+    total_lines: int
+    lines: Mapping[int, str]
 
 
 class LockLike(Protocol):
@@ -130,12 +141,24 @@ class IndexBackend(Protocol):
 
     def chunks_by_ids(self, ids: Sequence[int]) -> dict[int, ChunkRow]: ...
 
+    def shared_file(self, path: str) -> SharedFile | None:
+        """The index's copy of a memory file that another workspace of a shared namespace
+        indexed (PostgreSQL); ``None`` for any other path, and always on SQLite."""
+        ...
+
     def keyword(
         self, match: str, limit: int, *, sources: Sequence[str] | None = None
     ) -> list[KeywordRow]: ...
 
     def nearest(self, query: Sequence[float], k: int) -> list[tuple[int, float]]:
         """``(chunk id, cosine)`` of the ``k`` nearest vectors (``server_vectors`` only)."""
+        ...
+
+    def vector_scores(
+        self, query: Sequence[float], chunk_ids: Sequence[int]
+    ) -> list[tuple[int, float]]:
+        """``(chunk id, cosine)`` of those of ``chunk_ids`` that have a vector of the query's
+        dimensions (``server_vectors`` only)."""
         ...
 
     def vector_state(self) -> VectorState: ...

@@ -18,13 +18,19 @@ is written as a ``tsvector`` literal with token positions (no server-side parser
 touches it, which is what the ``'simple'`` configuration is for, only stricter), with a GIN
 index. A query's terms (the same ``"…" OR "…"`` expression as on SQLite) become a ``tsquery``
 (a term of several tokens, a phrase with ``<->``). Candidates come from the GIN index and each
-is scored in SQL with FTS5's own bm25 (k1 1.2, b 0.75, the same IDF floor): term frequencies
-from the tsvector positions (a phrase counts where its tokens stand in a row), document length
-from a stored token count, N and the average length from a per-namespace ``memdir_stats`` row,
-and each term's document frequency counted through the GIN index (cached until any process
-changes the namespace). So the ``rank`` handed up is FTS5's bm25 to float precision, and the
-keyword scores above are the same. (A tsvector keeps at most 256 positions of one lexeme in a
-row: a word repeated more often within one chunk counts 256 times.)
+is scored in SQL with FTS5's own bm25 (k1 1.2, b 0.75, the same IDF floor, in doubles and in
+FTS5's order of operations): term frequencies from the tsvector positions (a phrase counts
+where its tokens stand in a row), in one pass per candidate over its tsvector cut down to the
+query's lexemes; document length from a stored token count; N and the average length from a
+per-namespace ``memdir_stats`` row; and each word's document frequency from
+``memdir_lexemes`` (a phrase's is counted through the GIN index), kept by every commit and
+cached until any process changes the namespace. So the ``rank`` handed up is FTS5's bm25 to
+float precision, and the keyword scores above are the same. The terms are scored rarest
+first, one a stage, and a stage whose chunks could no longer reach the result is skipped
+(:meth:`PgIndex.keyword`): the exact top, without reading the thousands of chunks a common
+word of the query is in. The tsvector is kept in its row (``STORAGE MAIN``, compressed): a
+TOAST fetch per candidate cost more than the scoring. (A tsvector keeps at most 256 positions
+of one lexeme in a row: a word repeated more often within one chunk counts 256 times.)
 
 **Vectors** live in ``vector`` columns with one HNSW index (cosine) per dimension count, made on
 first use; :meth:`PgIndex.nearest` answers from it server-side (``hnsw.ef_search``
@@ -35,8 +41,10 @@ namespace: an embedding of the same text is the same whoever wrote it.
 **Many writers.** Each file is replaced in its own transaction that first upserts (and so
 row-locks) its file row, so two processes replacing one file serialise instead of doubling its
 chunks; counters are applied in one statement just before commit, and every commit sends
-``NOTIFY memdir_changes`` with the namespace. Each process listens and drops its
-document-frequency cache on a notice, so a change made anywhere is searched with exact
+``NOTIFY memdir_changes`` with the namespace. The lexemes' document frequencies change in
+one statement just before the commit too, in one order for every writer, so two writers of a
+namespace wait for each other on a shared word for a moment and never deadlock. Each process
+listens and drops its document-frequency cache on a notice, so a change made anywhere is searched with exact
 statistics at once (and the rows themselves are read live). The writer lock is a
 ``pg_advisory_lock`` per (namespace, origin); the fill lock one per namespace.
 """
@@ -53,6 +61,7 @@ import struct
 import threading
 import time
 import uuid
+from collections import Counter, OrderedDict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
@@ -68,6 +77,7 @@ from psycopg_pool import ConnectionPool
 
 from memdir.chunking import Chunk, embed_input
 from memdir.errors import StorageError
+from memdir.index.backend import SharedFile
 from memdir.index.fts import Fts5Tokens
 from memdir.index.schema import SCHEMA_VERSION as SHAPE_SCHEMA
 from memdir.index.store import ChunkRow, FileRow, KeywordRow, VectorState
@@ -89,8 +99,10 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-PG_SCHEMA_VERSION = 1
-"""The version of the tables below, in ``memdir_meta`` (namespace ``''``, key ``schema``)."""
+PG_SCHEMA_VERSION = 2
+"""The version of the tables below, in ``memdir_meta`` (namespace ``''``, key ``schema``).
+2 added ``memdir_lexemes`` (each lexeme's document frequency) and keeps each chunk's
+``tsv`` in its row; migrating from 1 fills the one and rewrites the other."""
 
 MIN_PGVECTOR = (0, 5, 0)
 """HNSW indexes arrived in pgvector 0.5.0."""
@@ -100,12 +112,18 @@ EF_SEARCH = 100
 
 CHANNEL = "memdir_changes"
 
+MAX_STAGES = 6
+"""Keyword search scores the candidates of its rarest terms first, one term a stage, and the
+others' only if they could still make the result (see :meth:`PgIndex.keyword`); the terms
+after the first five share the last stage."""
+
 _K1, _B = 1.2, 0.75  # FTS5's bm25() parameters
 _MAX_POSITIONS = 256  # a tsvector keeps at most this many positions of one lexeme
 _MAX_POSITION = 16383
 _SHAPE_KEY = "shape"
 _FILL_KEY = "fill.progress"
 _CHUNK_COLUMNS = "id, path, source, start_line, end_line, text, context, date"
+_PREFETCH_ROWS = 4096  # chunk rows read by nearest() and not yet asked for, at most
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS memdir_meta (
@@ -141,6 +159,9 @@ CREATE TABLE IF NOT EXISTS memdir_chunks (
     ntok       integer NOT NULL,
     tsv        tsvector NOT NULL
 );
+-- the tsvector stays in the row (compressed), not in TOAST: keyword search reads it for every
+-- candidate, and a TOAST fetch per candidate was three quarters of the search's time
+ALTER TABLE memdir_chunks ALTER COLUMN tsv SET STORAGE MAIN;
 CREATE INDEX IF NOT EXISTS memdir_chunks_path ON memdir_chunks (namespace, path);
 CREATE INDEX IF NOT EXISTS memdir_chunks_tsv ON memdir_chunks USING gin (tsv);
 CREATE TABLE IF NOT EXISTS memdir_vectors (
@@ -155,6 +176,12 @@ CREATE TABLE IF NOT EXISTS memdir_stats (
     chunks    bigint NOT NULL DEFAULT 0,
     tokens    bigint NOT NULL DEFAULT 0,
     vectors   bigint NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS memdir_lexemes (
+    namespace text NOT NULL,
+    lexeme    text NOT NULL,
+    df        bigint NOT NULL,
+    PRIMARY KEY (namespace, lexeme)
 );
 CREATE TABLE IF NOT EXISTS memdir_embedding_cache (
     provider_key text NOT NULL,
@@ -331,6 +358,8 @@ class _Txn:
     chunks: int = 0
     tokens: int = 0
     vectors: int = 0
+    lexemes: Counter[str] = field(default_factory=Counter)
+    """Each lexeme's change of document frequency, applied just before the commit."""
     changed: bool = False
     reset_vectors: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
@@ -384,6 +413,8 @@ class PgIndex:
         self._stats: tuple[int, int] | None = None
         self._stats_for = -1
         self._hnsw: set[int] = set()
+        self._prefetched: OrderedDict[int, ChunkRow] = OrderedDict()  # read by nearest()
+        self._prefetch_lock = threading.Lock()
         self._closed = threading.Event()
         self._listener = threading.Thread(target=self._listen, name="memdir-pg-listen", daemon=True)
         self._listening = threading.Event()
@@ -522,6 +553,27 @@ class PgIndex:
     def _finish(self, txn: _Txn) -> None:
         if not txn.changed:
             return
+        deltas = sorted((x, d) for x, d in txn.lexemes.items() if d)
+        if deltas:
+            # One statement just before the commit, in one order for every writer (lexeme in
+            # "C" order): two writers of one namespace wait for each other's commit on a
+            # common lexeme's row for a moment, never hold it for a whole rebuild, never
+            # deadlock. Rows down to no document are dropped.
+            txn.conn.execute(
+                "INSERT INTO memdir_lexemes AS l (namespace, lexeme, df)"
+                " SELECT %(ns)s, x, d FROM unnest(%(x)s::text[], %(d)s::bigint[]) AS u(x, d)"
+                ' ORDER BY x COLLATE "C" ON CONFLICT (namespace, lexeme) DO UPDATE'
+                " SET df = l.df + excluded.df",
+                {"ns": self.namespace, "x": [x for x, _ in deltas], "d": [d for _, d in deltas]},
+            )
+            fewer = [x for x, d in deltas if d < 0]
+            if fewer:
+                txn.conn.execute(
+                    "DELETE FROM memdir_lexemes WHERE namespace = %s AND lexeme = ANY(%s)"
+                    " AND df <= 0",
+                    (self.namespace, fewer),
+                )
+            txn.lexemes.clear()
         if txn.chunks or txn.tokens or txn.vectors or txn.reset_vectors:
             txn.conn.execute(
                 "INSERT INTO memdir_stats AS s (namespace, chunks, tokens, vectors)"
@@ -638,7 +690,7 @@ class PgIndex:
                 time.time_ns(),
             ),
         )
-        self._delete_chunks(conn, path)
+        self._delete_chunks(conn, [path])
         if not chunks:
             return []
         bodies = [fts_document(embed_input(c.context, c.text)) for c in chunks]
@@ -666,6 +718,8 @@ class PgIndex:
         ).fetchall()
         conn.chunks += len(chunks)
         conn.tokens += sum(len(t) for t in tokens)
+        for t in tokens:
+            conn.lexemes.update(set(t))  # the lexemes of its tsvector, each once
         return sorted(int(r[0]) for r in rows)
 
     def touch_file(self, conn: _Txn, path: str, size: int, mtime_ns: int) -> None:
@@ -679,22 +733,31 @@ class PgIndex:
         conn.execute(
             "DELETE FROM memdir_files WHERE namespace = %s AND path = %s", (self.namespace, path)
         )
-        self._delete_chunks(conn, path)
+        self._delete_chunks(conn, [path])
 
-    def _delete_chunks(self, conn: _Txn, path: str) -> None:
+    def _delete_chunks(self, conn: _Txn, paths: Sequence[str]) -> None:
+        """Delete the chunks (and vectors) of ``paths``, counting what goes: chunks, tokens,
+        vectors and each lexeme's documents (for :meth:`_finish`)."""
+        if not paths:
+            return
         row = conn.execute(
-            "WITH v AS (DELETE FROM memdir_vectors WHERE chunk_id IN"
-            " (SELECT id FROM memdir_chunks WHERE namespace = %(ns)s AND path = %(p)s) RETURNING 1),"
-            " c AS (DELETE FROM memdir_chunks WHERE namespace = %(ns)s AND path = %(p)s"
-            " RETURNING ntok)"
+            "WITH v AS (DELETE FROM memdir_vectors WHERE chunk_id IN (SELECT id FROM"
+            " memdir_chunks WHERE namespace = %(ns)s AND path = ANY(%(p)s)) RETURNING 1),"
+            " c AS (DELETE FROM memdir_chunks WHERE namespace = %(ns)s AND path = ANY(%(p)s)"
+            " RETURNING ntok, tsv),"
+            " g AS (SELECT x, count(*) AS n FROM c, unnest(tsvector_to_array(c.tsv)) AS x"
+            " GROUP BY x)"
             " SELECT (SELECT count(*) FROM v), (SELECT count(*) FROM c),"
-            " (SELECT coalesce(sum(ntok), 0) FROM c)",
-            {"ns": self.namespace, "p": path},
+            " (SELECT coalesce(sum(ntok), 0) FROM c),"
+            " (SELECT array_agg(x ORDER BY x) FROM g), (SELECT array_agg(n ORDER BY x) FROM g)",
+            {"ns": self.namespace, "p": list(paths)},
         ).fetchone()
         assert row is not None
         conn.vectors -= int(row[0])
         conn.chunks -= int(row[1])
         conn.tokens -= int(row[2])
+        for lexeme, n in zip(row[3] or (), row[4] or (), strict=True):
+            conn.lexemes[lexeme] -= int(n)
 
     def set_problems(
         self, conn: _Txn, problems: Iterable[Problem], *, only: Iterable[str] | None = None
@@ -731,13 +794,55 @@ class PgIndex:
         ]
 
     def chunks_by_ids(self, ids: Sequence[int]) -> dict[int, ChunkRow]:
+        """The rows of ``ids`` that exist; those :meth:`nearest` has just read are handed out
+        (once) from there. A chunk row never changes under its id, so that row is the row."""
         if not ids:
             return {}
+        out: dict[int, ChunkRow] = {}
+        with self._prefetch_lock:
+            for cid in ids:
+                row = self._prefetched.pop(int(cid), None)
+                if row is not None:
+                    out[int(cid)] = row
+        todo = [cid for cid in ids if int(cid) not in out]
+        if todo:
+            rows = self.read(
+                f"SELECT {_CHUNK_COLUMNS} FROM memdir_chunks WHERE namespace = %s AND id = ANY(%s)",
+                (self.namespace, list(todo)),
+            )
+            out.update({int(r[0]): ChunkRow(*r) for r in rows})
+        return out
+
+    def shared_file(self, path: str) -> SharedFile | None:
+        """The lines of ``path`` as its chunks hold them, when another origin indexed it into
+        this namespace (a memory file, not a transcript). A line cut into several chunks is
+        joined again; lines between chunks are left out."""
         rows = self.read(
-            f"SELECT {_CHUNK_COLUMNS} FROM memdir_chunks WHERE namespace = %s AND id = ANY(%s)",
-            (self.namespace, list(ids)),
+            "SELECT f.origin, c.start_line, c.end_line, c.text FROM memdir_files AS f"
+            " LEFT JOIN memdir_chunks AS c ON c.namespace = f.namespace AND c.path = f.path"
+            " WHERE f.namespace = %s AND f.path = %s AND f.origin <> %s AND f.source = 'memory'"
+            " ORDER BY c.start_line, c.id",
+            (self.namespace, path, self.origin),
         )
-        return {int(r[0]): ChunkRow(*r) for r in rows}
+        if not rows:
+            return None
+        lines: dict[int, str] = {}
+        pieces: dict[int, list[str]] = {}
+        total = 0
+        for _, start, end, text in rows:
+            if text is None:
+                continue
+            total = max(total, int(end))
+            parts = text.split("\n")
+            if start == end and len(parts) == 1:  # one line, or a piece of a long one
+                if text not in pieces.setdefault(start, []):
+                    pieces[start].append(text)
+                continue
+            for n, line in enumerate(parts[: end - start + 1], start=start):
+                lines.setdefault(n, line)
+        for n, got in pieces.items():
+            lines.setdefault(n, "".join(got))
+        return SharedFile(origin=str(rows[0][0]), total_lines=total, lines=lines)
 
     # -- keyword search ------------------------------------------------------------------------
     def _term_queries(self, terms: Sequence[str]) -> dict[str, list[str]]:
@@ -760,25 +865,34 @@ class PgIndex:
 
     def term_dfs(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
         """``(chunk count, {term: chunks that match it})``, as the SQLite index counts them:
-        a term of several FTS5 tokens counts the chunks that hold it as a phrase."""
+        a term of one FTS5 token is looked up in ``memdir_lexemes``; one of several counts
+        the chunks that hold it as a phrase (through the GIN index)."""
         self._fresh()
         todo = [t for t in dict.fromkeys(terms) if t not in self._dfs]
         queries = self._term_queries(todo)
-        searchable = [t for t in todo if queries[t]]
+        words = [t for t in todo if len(queries[t]) == 1]
+        phrases = [t for t in todo if len(queries[t]) > 1]
         for t in todo:
             if not queries[t]:
                 self._dfs[t] = 0
-        if searchable or self._stats is None:
+        if words or phrases or self._stats is None:
             row = self.read(
                 "SELECT coalesce((SELECT chunks FROM memdir_stats WHERE namespace = %(ns)s), 0),"
                 " coalesce((SELECT tokens FROM memdir_stats WHERE namespace = %(ns)s), 0),"
+                " ARRAY(SELECT coalesce((SELECT df FROM memdir_lexemes WHERE namespace = %(ns)s"
+                " AND lexeme = x), 0) FROM unnest(%(xs)s::text[]) WITH ORDINALITY AS u(x, i)"
+                " ORDER BY i),"
                 " ARRAY(SELECT (SELECT count(*) FROM memdir_chunks WHERE namespace = %(ns)s"
                 " AND tsv @@ q::tsquery) FROM unnest(%(qs)s::text[]) WITH ORDINALITY AS u(q, i)"
                 " ORDER BY i)",
-                {"ns": self.namespace, "qs": [self._tsquery(queries[t]) for t in searchable]},
+                {
+                    "ns": self.namespace,
+                    "xs": [queries[t][0] for t in words],
+                    "qs": [self._tsquery(queries[t]) for t in phrases],
+                },
             )[0]
             self._stats = (int(row[0]), int(row[1]))
-            for t, n in zip(searchable, row[2], strict=True):
+            for t, n in zip([*words, *phrases], [*row[2], *row[3]], strict=True):
                 self._dfs[t] = int(n)
         total = self._stats[0] if self._stats else 0
         return total, {t: self._dfs[t] for t in terms}
@@ -787,63 +901,124 @@ class PgIndex:
         self, match: str, limit: int, *, sources: Sequence[str] | None = None
     ) -> list[KeywordRow]:
         """FTS5's bm25 over the GIN candidates (see the module docstring); ``rank`` is negative,
-        lower is better, as on SQLite."""
+        lower is better, as on SQLite. One statement.
+
+        The terms are taken rarest first, one a stage (:data:`MAX_STAGES`): a stage scores
+        the chunks that hold its term and no earlier one. bm25 gives a term at most
+        ``idf × (k1 + 1)``, so such a chunk scores under the sum of that bound over this and
+        the later stages' terms; once the ``limit``-th best score so far is above it, no later
+        chunk can make the result and the remaining stages are skipped (one-time filters in
+        the same statement). A query's common words are so mostly never scanned, and the
+        result is still the exact top ``limit`` by bm25.
+        """
         terms = [t.replace('""', '"') for t in re.findall(r'"((?:[^"]|"")*)"', match)]
         if not terms:
             raise StorageError(f"keyword search failed for {match!r}: no quoted term")
         total, dfs = self.term_dfs(terms)
         queries = self._term_queries(terms)
         live = [t for t in dict.fromkeys(terms) if queries[t]]
-        if not live or not total:
+        limit = int(limit)  # written into the statement (a generic plan must know it)
+        if not live or not total or limit <= 0:
             return []
         assert self._stats is not None
         avgdl = max(self._stats[1], 1) / max(total, 1)
+        idf = {t: _fts5_idf(total, dfs[t]) for t in live}
+        # stages, rarest terms first: each stage scores the chunks of its term that hold no
+        # earlier one, and runs only if what the later terms could add at most (idf × (k1+1)
+        # each) can still reach the limit-th best score so far
+        # (a term no chunk held when last counted goes last: it costs nothing and would only
+        # take a stage from the others; its bound still counts)
+        order = sorted(live, key=lambda t: (dfs[t] == 0, dfs[t], t))
+        stages = [[t] for t in order[: MAX_STAGES - 1]]
+        if order[MAX_STAGES - 1 :]:
+            stages.append(order[MAX_STAGES - 1 :])
         params: dict[str, Any] = {
             "ns": self.namespace,
-            "tsq": " | ".join(f"({self._tsquery(queries[t])})" for t in live),
             "lex": sorted({tok for t in live for tok in queries[t]}),
-            "limit": limit,
         }
-        tfs, parts = [], []
+        # Each candidate's frequency of each term (i: its place in the query) comes from one
+        # pass over its tsvector cut down to the query's lexemes (f): a lexeme's positions are
+        # joined to the terms it is; a phrase counts the places where its tokens stand in a
+        # row. The sum runs in the query's order, as FTS5's: idf * (tf * (k1 + 1)) / (tf + k).
+        words_x: list[str] = []
+        words_i: list[int] = []
+        phrases = []
         for i, term in enumerate(terms):
             tokens = queries[term]
-            if not tokens:
-                continue
-            for j, tok in enumerate(tokens):
-                params[f"l{i}_{j}"] = tok
-
-            def pos(j: int, i: int = i) -> str:
-                return f"(SELECT positions FROM unnest(f) WHERE lexeme = %(l{i}_{j})s)"
-
             if len(tokens) == 1:
-                tf = f"coalesce(cardinality({pos(0)}), 0)"
-            else:
+                words_x.append(tokens[0])
+                words_i.append(i)
+            elif tokens:
+                for j, tok in enumerate(tokens):
+                    params[f"l{i}_{j}"] = tok
+
+                def pos(j: int, i: int = i) -> str:
+                    return f"(SELECT positions FROM unnest(m.f) WHERE lexeme = %(l{i}_{j})s)"
+
                 tests = " AND ".join(
                     f"{pos(j)} @> ARRAY[(x + {j})::smallint]" for j in range(1, len(tokens))
                 )
-                tf = f"(SELECT count(*) FROM unnest({pos(0)}) AS p(x) WHERE {tests})"
-            tfs.append(f"{tf} AS t{i}")
-            idf = repr(_fts5_idf(total, dfs[term]))
-            parts.append(f"{idf} * t{i} * {_K1 + 1!r} / (t{i} + k)")
-        where = "namespace = %(ns)s AND tsv @@ %(tsq)s::tsquery"
+                phrases.append(
+                    f" UNION ALL SELECT {i}, (SELECT count(*) FROM unnest({pos(0)}) AS p(x)"
+                    f" WHERE {tests})::int"
+                )
+        params["wx"], params["wi"] = words_x, words_i
+        params["idf"] = [idf.get(t, 0.0) for t in terms]
+        where = "namespace = %(ns)s"
         if sources:
             where += " AND source = ANY(%(sources)s)"
             params["sources"] = list(sources)
-        # each term's frequency is worked out once per candidate (t0, t1, …), from the
-        # candidate's tsvector cut down to the query's lexemes (f)
+        k = f"{_K1!r}::float8 * ({1 - _B!r}::float8 + {_B!r}::float8 * ntok / {avgdl!r}::float8)"
+
+        def scored(n: int, earlier: Sequence[int]) -> str:
+            """The best ``limit`` (id, rank) of stage ``n``; OFFSET 0 keeps f from being
+            worked out again (a decompression each) wherever it is used."""
+            having = ""
+            if earlier:
+                # a chunk holding an earlier term was scored in an earlier stage
+                params[f"e{n}"] = list(earlier)
+                having = f" HAVING NOT bool_or(x.i = ANY(%(e{n})s) AND x.tf > 0)"
+            return (
+                "SELECT m.id, -sum((%(idf)s::float8[])[x.i + 1] * (x.tf"
+                f" * {_K1 + 1!r}::float8) / (x.tf + m.k) ORDER BY x.i) AS r FROM ("
+                f"SELECT id, {k} AS k, ts_filter(setweight(tsv, 'A', %(lex)s::text[]), '{{a}}')"
+                f" AS f FROM memdir_chunks WHERE {where} AND tsv @@ %(q{n})s::tsquery OFFSET 0)"
+                " AS m CROSS JOIN LATERAL (SELECT w.i, cardinality(u.positions) AS tf"
+                " FROM unnest(m.f) AS u JOIN unnest(%(wx)s::text[], %(wi)s::int[]) AS w(x, i)"
+                f" ON w.x = u.lexeme{''.join(phrases)}) AS x"
+                f" GROUP BY m.id{having} ORDER BY r, m.id LIMIT {limit}"
+            )
+
+        ctes = []
+        for n, stage in enumerate(stages):
+            params[f"q{n}"] = self._any_of(stage, queries)
+            earlier = [i for done in stages[:n] for i, t in enumerate(terms) if t in done]
+            if not n:
+                ctes.append(f"a0 AS ({scored(n, earlier)})")
+                continue
+            params[f"u{n}"] = sum(
+                idf[t] * (_K1 + 1) for later in stages[n:] for t in terms if t in later
+            )
+            ctes.append(
+                f"a{n} AS (SELECT * FROM (SELECT * FROM a{n - 1} UNION ALL"
+                f" SELECT * FROM ({scored(n, earlier)}) AS o WHERE (SELECT count(*)"
+                f" < {limit} OR -max(r) <= %(u{n})s FROM a{n - 1})) AS c"
+                f" ORDER BY r, id LIMIT {limit})"
+            )
         sql = (
-            f"SELECT {_CHUNK_COLUMNS}, -({' + '.join(parts)}) AS r FROM ("
-            f"SELECT {_CHUNK_COLUMNS}, {_K1!r} * ({1 - _B!r} + {_B!r} * ntok / {avgdl!r}) AS k,"
-            f" {', '.join(tfs)} FROM ("
-            f"SELECT {_CHUNK_COLUMNS}, ntok,"
-            f" ts_filter(setweight(tsv, 'A', %(lex)s::text[]), '{{a}}') AS f"
-            f" FROM memdir_chunks WHERE {where}) AS m) AS s ORDER BY r, id LIMIT %(limit)s"
+            f"WITH {', '.join(ctes)} SELECT {', '.join('c.' + c for c in _CHUNK_COLUMNS.split(', '))},"
+            f" a.r FROM a{len(stages) - 1} AS a JOIN memdir_chunks AS c ON c.id = a.id"
+            " ORDER BY a.r, a.id"
         )
         try:
             rows = self.read(sql, params)
         except psycopg.Error as exc:
             raise StorageError(f"keyword search failed for {match!r}: {exc}") from exc
         return [KeywordRow(ChunkRow(*r[:8]), float(r[8])) for r in rows]
+
+    def _any_of(self, terms: Sequence[str], queries: Mapping[str, Sequence[str]]) -> str:
+        """The tsquery matching any of ``terms`` (each a lexeme or a phrase)."""
+        return " | ".join(f"({self._tsquery(queries[t])})" for t in terms)
 
     # -- vectors -------------------------------------------------------------------------------
     def _counters(self) -> tuple[int, int, int]:
@@ -913,6 +1088,7 @@ class PgIndex:
                 f" ((embedding::vector({dims})) vector_cosine_ops) WHERE dims = {dims}"
             )
         self._hnsw.add(dims)
+        self._analyze("memdir_vectors")
 
     def write_vectors(self, conn: _Txn, rows: Iterable[tuple[int, bytes]]) -> int:
         """Insert vectors for chunks that still exist (a chunk deleted meanwhile is skipped):
@@ -954,17 +1130,29 @@ class PgIndex:
         return len(params)
 
     def nearest(self, query: Sequence[float], k: int) -> list[tuple[int, float]]:
-        """The ``k`` nearest chunks by cosine, from the HNSW index of the query's dimensions."""
+        """The ``k`` nearest chunks by cosine, from the HNSW index of the query's dimensions.
+
+        The same statement reads their rows, which :meth:`chunks_by_ids` then hands out once
+        without asking the server again (a search asks for them right after)."""
         vec = np.asarray(query, dtype=np.float32)
         dims = int(vec.shape[0])
         if k <= 0 or dims == 0:
             return []
+        columns = ", ".join(f"c.{c}" for c in _CHUNK_COLUMNS.split(", "))
+        # The rows are looked up for each of the k nearest (a lateral join kept apart with
+        # OFFSET 0): a plain join let the planner, without statistics yet, scan and sort
+        # every vector instead of asking the HNSW index. k is written into the statement
+        # for the same reason (a prepared statement's generic plan does not know it).
         sql = (
-            f"SELECT chunk_id, 1 - (embedding::vector({dims}) <=> %(q)b::vector({dims}))"
-            " FROM memdir_vectors WHERE namespace = %(ns)s AND dims = %(d)s"
-            f" ORDER BY embedding::vector({dims}) <=> %(q)b::vector({dims}), chunk_id LIMIT %(k)s"
+            f"SELECT {columns}, 1 - n.d FROM (SELECT chunk_id,"
+            f" embedding::vector({dims}) <=> %(q)b::vector({dims}) AS d FROM memdir_vectors"
+            " WHERE namespace = %(ns)s AND dims = %(d)s"
+            f" ORDER BY embedding::vector({dims}) <=> %(q)b::vector({dims}), chunk_id"
+            f" LIMIT {int(k)}) AS n CROSS JOIN LATERAL (SELECT {_CHUNK_COLUMNS}"
+            " FROM memdir_chunks WHERE id = n.chunk_id OFFSET 0) AS c"
+            " ORDER BY n.d, n.chunk_id"
         )
-        params = {"q": _Vec(vec), "ns": self.namespace, "d": dims, "k": k}
+        params = {"q": _Vec(vec), "ns": self.namespace, "d": dims}
         with self.pool.connection() as conn:
             if k > EF_SEARCH:
                 with conn.transaction():
@@ -972,6 +1160,29 @@ class PgIndex:
                     rows = conn.execute(sql, params).fetchall()
             else:
                 rows = conn.execute(sql, params).fetchall()
+        with self._prefetch_lock:
+            for r in rows:
+                self._prefetched[int(r[0])] = ChunkRow(*r[:8])
+            while len(self._prefetched) > _PREFETCH_ROWS:
+                self._prefetched.popitem(last=False)
+        return [(int(r[0]), float(r[8])) for r in rows]
+
+    def vector_scores(
+        self, query: Sequence[float], chunk_ids: Sequence[int]
+    ) -> list[tuple[int, float]]:
+        """The cosine of each of ``chunk_ids`` that has a vector of the query's dimensions, in
+        one statement (by primary key: no index scan of the vectors)."""
+        vec = np.asarray(query, dtype=np.float32)
+        dims = int(vec.shape[0])
+        ids = sorted({int(c) for c in chunk_ids})
+        if not ids or dims == 0:
+            return []
+        rows = self.read(
+            f"SELECT chunk_id, 1 - (embedding::vector({dims}) <=> %(q)b::vector({dims}))"
+            " FROM memdir_vectors WHERE chunk_id = ANY(%(ids)s) AND namespace = %(ns)s"
+            " AND dims = %(d)s",
+            {"q": _Vec(vec), "ids": ids, "ns": self.namespace, "d": dims},
+        )
         return [(int(cid), float(cos)) for cid, cos in rows]
 
     def compact_vector_log(self, keep_below: int = 100_000) -> None:
@@ -1080,8 +1291,7 @@ class PgIndex:
                     (self.namespace, self.origin),
                 ).fetchall()
             ]
-            for path in paths:
-                self._delete_chunks(txn, path)
+            self._delete_chunks(txn, paths)
             txn.changed = True
         except BaseException as exc:
             tx_cm.__exit__(type(exc), exc, exc.__traceback__)
@@ -1103,6 +1313,16 @@ class PgIndex:
         build.conn_cm.__exit__(None, None, None)
         self._bump()
         self._after_commit(build.txn)
+        self._analyze("memdir_chunks", "memdir_lexemes", "memdir_files")
+
+    def _analyze(self, *tables: str) -> None:
+        """After a rebuild or a new HNSW index: the GIN index's pending entries merged and the
+        planner's statistics taken now, not whenever autovacuum comes (the first searches
+        after a load otherwise ran on plans made without them)."""
+        with suppress(psycopg.Error), self.pool.connection() as conn:
+            if "memdir_chunks" in tables:
+                conn.execute("SELECT gin_clean_pending_list('memdir_chunks_tsv'::regclass)")
+            conn.execute(f"ANALYZE {', '.join(tables)}")
 
     def discard_build(self, build: _PgBuild, exc: BaseException | None = None) -> None:
         error = exc or StorageError("rebuild discarded")
@@ -1185,6 +1405,18 @@ def _migrate(conn: psycopg.Connection[Any], shown: str) -> None:
             return
         with conn.transaction():
             conn.execute(_DDL)
+            if version == 1:
+                # 1 → 2: each lexeme's document frequency, counted from the chunks as they
+                # are (writers of the old schema wait: they would not count theirs), and the
+                # tsvectors rewritten into their rows
+                conn.execute("LOCK TABLE memdir_chunks IN SHARE ROW EXCLUSIVE MODE")
+                conn.execute("UPDATE memdir_chunks SET tsv = tsv || ''::tsvector")
+                conn.execute(
+                    "INSERT INTO memdir_lexemes(namespace, lexeme, df) SELECT namespace, x,"
+                    " count(*) FROM memdir_chunks, unnest(tsvector_to_array(tsv)) AS x"
+                    " GROUP BY namespace, x ON CONFLICT (namespace, lexeme) DO UPDATE"
+                    " SET df = excluded.df"
+                )
             conn.execute(
                 "INSERT INTO memdir_meta(namespace, key, value) VALUES ('', 'schema', %s)"
                 " ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value",

@@ -201,6 +201,15 @@ class Index:
     def nearest(self, query: Sequence[float], k: int) -> list[tuple[int, float]]:
         raise NotImplementedError("the SQLite index is searched by an in-memory matrix")
 
+    def vector_scores(
+        self, query: Sequence[float], chunk_ids: Sequence[int]
+    ) -> list[tuple[int, float]]:
+        raise NotImplementedError("the SQLite index is searched by an in-memory matrix")
+
+    def shared_file(self, path: str) -> None:
+        """A SQLite index holds only its own workspace's files."""
+        return None
+
     def close(self) -> None:
         with self._mutex:
             try:

@@ -510,7 +510,11 @@ class IndexVectorSearch:
     """:class:`~memdir.search.VectorSearcher` for an index that searches its vectors itself
     (``server_vectors``: PostgreSQL's HNSW); scores are rescaled as :class:`VectorSearch` does.
 
-    The index call takes its own connection, so it may run beside the keyword half."""
+    The index call takes its own connection, so it may run beside the keyword half. Like
+    :class:`VectorSearch` it has :meth:`scores`, so hybrid search judges keyword candidates the
+    nearest chunks left out by their true similarity on either backend."""
+
+    _REMEMBERED = 16  # query vectors kept for scores(): one per search in flight is enough
 
     def __init__(
         self,
@@ -524,6 +528,9 @@ class IndexVectorSearch:
         self.embedder = embedder
         self.prepare = prepare
         self.low, self.high = cosines
+        # the vectors of the last few queries searched (searches may run at once on threads)
+        self._queries: dict[str, np.ndarray] = {}
+        self._queries_lock = threading.Lock()
 
     def search(
         self, query: str, limit: int, assist: Assist | None = None
@@ -535,8 +542,27 @@ class IndexVectorSearch:
             )
         if not np.any(vec):
             return []
-        span = max(self.high - self.low, 1e-6)
+        with self._queries_lock:
+            self._queries.pop(query, None)
+            self._queries[query] = vec
+            while len(self._queries) > self._REMEMBERED:
+                del self._queries[next(iter(self._queries))]
+        return [(chunk_id, self._scale(cos)) for chunk_id, cos in self.index.nearest(vec, limit)]
+
+    def scores(self, query: str, chunk_ids: Sequence[int]) -> list[tuple[int, float]]:
+        """The vector scores of ``chunk_ids`` for ``query``, scaled as :meth:`search` scales
+        them, from the query vector of an earlier :meth:`search` of the same query (no second
+        embedding; one statement on the server); chunks without a vector are left out, and
+        without that search it returns ``[]``."""
+        with self._queries_lock:
+            vec = self._queries.get(query)
+        if vec is None or not chunk_ids:
+            return []
         return [
-            (chunk_id, min(1.0, max(0.0, (cos - self.low) / span)))
-            for chunk_id, cos in self.index.nearest(vec.tolist(), limit)
+            (chunk_id, self._scale(cos))
+            for chunk_id, cos in self.index.vector_scores(vec, list(chunk_ids))
         ]
+
+    def _scale(self, cos: float) -> float:
+        span = max(self.high - self.low, 1e-6)
+        return min(1.0, max(0.0, (cos - self.low) / span))

@@ -8,7 +8,9 @@ answer never depends on a file the caller may not see: syntax, then the caller's
 name, then the file on disk, then the caller's rules for where it really leads. The file is
 opened once and those last rules are checked on the open file, so a link swapped meanwhile
 cannot redirect the read. ``path`` may be a citation (``memory/x.md#L3-L5``, ``:3-5``) or a
-session transcript's path, as memory_search returns them.
+session transcript's path, as memory_search returns them. A file of another workspace of a
+shared PostgreSQL namespace is read from the index's copy (``origin``, ``from_index``), in the
+main session only (see :meth:`memdir.Memory.get`).
 """
 
 from __future__ import annotations
@@ -64,6 +66,8 @@ OUTPUT_SCHEMA: dict[str, Any] = {
         "from_line": {"type": "integer"},
         "to_line": {"type": "integer"},
         "total_lines": {"type": "integer"},
+        "origin": {"type": "string"},
+        "from_index": {"type": "boolean"},
     },
     "required": ["path", "text", "from_line", "to_line", "total_lines"],
 }
@@ -89,7 +93,13 @@ def get_memory(ctx: ToolContext, args: Arguments) -> dict[str, Any]:
         if start is None and count is None:
             start, count = cited_from, cited_count
         # One open: the caller's rules are checked on the file opened, then it is read.
-        piece = ctx.memory.get(rel, from_line=start or 1, lines=count, check=ctx.access.check_open)
+        piece = ctx.memory.get(
+            rel,
+            from_line=start or 1,
+            lines=count,
+            check=ctx.access.check_open,
+            shared=ctx.access.private_session,
+        )
     except PathError as exc:
         raise _refused(exc.message, exc.code, exc.path or raw, exc.hint) from None
     except NotFoundError as exc:
