@@ -307,3 +307,23 @@ def test_keyword_candidates_the_vector_half_missed_get_their_vector_score(
     assert bare.vector_score is None
     assert hit.score > bare.score
     index.close()
+
+
+def test_a_word_memory_lacks_does_not_sink_the_one_note_naming_the_ticket(tmp_path: Path) -> None:
+    """``OPS-4411 的进展`` (its progress) against a memory of one note that names OPS-4411 but
+    not 进展: the note is the answer. In a memory this small every held term has an IDF near 0,
+    so the share of the query's weight memory lacks is about 1; a penalty of 1.0 on that share
+    scored the note 0 and printed "No matches." (README quick start, a first note)."""
+    index = Index.open(tmp_path / "index.sqlite")
+    note = add_note(
+        index, "MEMORY.md", "- 2026-11-30 我们把数据库迁移到 PostgreSQL 16，工单 OPS-4411"
+    )
+    response = run_search(
+        index,
+        "OPS-4411 的进展",
+        SearchSettings(min_score=0.35),
+        workspace=tmp_path,
+        vectors=_Fixed([(note, 0.8)]),
+    )
+    assert [r.path for r in response.results] == ["MEMORY.md"]
+    index.close()
