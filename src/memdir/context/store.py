@@ -43,6 +43,7 @@ from typing import Any
 from memdir.config import Config
 from memdir.errors import NotFoundError, StorageError, UsageError
 from memdir.index.lock import WriterLock
+from memdir.index.schema import connect, immediate
 from memdir.text import FTS_TOKENIZE, TOKENIZER_VERSION, fts_document, fts_query_terms
 
 __all__ = [
@@ -322,14 +323,7 @@ class LcmStore:
             raise StorageError(f"cannot create folder {path.parent}: {exc.strerror}") from exc
         conn = None
         try:
-            conn = sqlite3.connect(
-                str(path), timeout=10.0, isolation_level=None, check_same_thread=False
-            )
-            conn.execute("PRAGMA busy_timeout = 10000")
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = NORMAL")
-            conn.execute("PRAGMA foreign_keys = ON")
-            conn.create_function("memdir_fts", 1, fts_document, deterministic=True)
+            conn = connect(path)
             store = cls(path, conn)
             store._migrate()
         except StorageError:
@@ -395,14 +389,8 @@ class LcmStore:
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """``BEGIN IMMEDIATE`` … ``COMMIT``, rolled back on any exception."""
-        with self._mutex:
-            self.conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self.conn
-            except BaseException:
-                self.conn.execute("ROLLBACK")
-                raise
-            self.conn.execute("COMMIT")
+        with self._mutex, immediate(self.conn) as conn:
+            yield conn
 
     # -- conversations ----------------------------------------------------------------------
     def conversations(self) -> list[ConversationRow]:

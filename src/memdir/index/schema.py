@@ -8,6 +8,8 @@ from the running configuration the index is rebuilt rather than read with the wr
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from memdir.text import FTS_TOKENIZE, fts_document
@@ -107,6 +109,19 @@ def connect(path: Path, *, durable: bool = True) -> sqlite3.Connection:
     conn.execute("PRAGMA temp_store = MEMORY")
     conn.create_function("memdir_fts", 1, fts_document, deterministic=True)
     return conn
+
+
+@contextmanager
+def immediate(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """``BEGIN IMMEDIATE`` … ``COMMIT`` on an autocommit connection from :func:`connect`,
+    rolled back on any exception (the caller holds whatever mutex guards ``conn``)."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
 
 
 def create_schema(conn: sqlite3.Connection) -> None:

@@ -24,7 +24,7 @@ from memdir.chunking import Chunk, embed_input
 from memdir.config import STATE_DIRNAME
 from memdir.errors import StorageError
 from memdir.index.lock import WriterLock
-from memdir.index.schema import FTS_BODY, SCHEMA_VERSION, connect, create_schema
+from memdir.index.schema import FTS_BODY, SCHEMA_VERSION, connect, create_schema, immediate
 from memdir.text import FTS_TOKENIZE
 from memdir.workspace import Problem
 
@@ -222,13 +222,8 @@ class Index:
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """``BEGIN IMMEDIATE`` … ``COMMIT``, rolled back on any exception."""
         with self._mutex:
-            self.conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self.conn
-            except BaseException:
-                self.conn.execute("ROLLBACK")
-                raise
-            self.conn.execute("COMMIT")
+            with immediate(self.conn) as conn:
+                yield conn
             self._writes += 1
 
     def _stats_key(self) -> tuple[int, int]:
