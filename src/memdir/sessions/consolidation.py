@@ -49,7 +49,7 @@ from memdir.errors import LLMError, StorageError, UsageError
 from memdir.llm.chat import NO_REPLY, ChatModel, Message
 from memdir.llm.extractive import ExtractiveSummarizer, sentence_score, split_sentences
 from memdir.sessions.flush import _silent, estimate_tokens
-from memdir.sessions.notes import _key, clean_reply, read_text, target, user_zone
+from memdir.sessions.notes import KnownLines, _key, clean_reply, read_text, target, user_zone
 from memdir.text import weighted_length
 
 __all__ = [
@@ -75,7 +75,6 @@ INPUT_TOKENS = 24_000
 """How much of the daily files a model is sent, newest first, in tokens."""
 MAX_FACTS = 50
 MIN_SCORE = 3
-_MIN_CONTAINED = 16
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
@@ -285,18 +284,12 @@ def _extractive_update(
     old: str, files: Sequence[DailyFile], max_facts: int
 ) -> tuple[str, list[str], list[str]]:
     """The fallback's new text, the lines it adds, and warnings."""
-    known = {k for k in map(_fact_key, old.splitlines()) if k}
-    known_text = "\n".join(known)
+    known = KnownLines(map(_fact_key, old.splitlines()))
     facts: list[_Fact] = []
     for day in files:
         for sentence, score in durable_facts(day):
-            key = _fact_key(sentence)
-            if not key or key in known:
+            if not known.add(_fact_key(sentence)):
                 continue
-            if len(key) >= _MIN_CONTAINED and key in known_text:
-                continue
-            known.add(key)
-            known_text += "\n" + key
             facts.append(_Fact(day.date, sentence, score, len(facts)))
     warnings = []
     if len(facts) > max_facts:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
+from collections.abc import Iterable
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -76,6 +77,25 @@ def _key(line: str) -> str:
     return "".join(re.findall(r"\w+", unicodedata.normalize("NFKC", text).casefold()))
 
 
+class KnownLines:
+    """The keys (see :func:`_key`) of lines already said. A key is known when it equals one,
+    or, from ``_MIN_CONTAINED`` characters on, when it is part of one."""
+
+    def __init__(self, keys: Iterable[str]) -> None:
+        self._keys = {k for k in keys if k}
+        self._text = "\n".join(self._keys)
+
+    def add(self, key: str) -> bool:
+        """Remember ``key``; False when it is empty or already known."""
+        if not key or key in self._keys:
+            return False
+        if len(key) >= _MIN_CONTAINED and key in self._text:
+            return False
+        self._keys.add(key)
+        self._text += "\n" + key
+        return True
+
+
 def clean_reply(text: str) -> str:
     """A model's note without the code fence it may be wrapped in, or trailing white space."""
     lines = text.strip().splitlines()
@@ -86,8 +106,7 @@ def clean_reply(text: str) -> str:
 
 def fresh_lines(note: str, existing: str) -> str:
     """The lines of ``note`` that ``existing`` does not already say (see the module docstring)."""
-    known = {k for k in map(_key, existing.splitlines()) if k}
-    known_text = "\n".join(known)
+    known = KnownLines(map(_key, existing.splitlines()))
     kept: list[str] = []
     pending_heading: list[str] = []
     for line in note.splitlines():
@@ -96,13 +115,8 @@ def fresh_lines(note: str, existing: str) -> str:
         if _HEADING.match(line):
             pending_heading = [line]
             continue
-        key = _key(line)
-        if not key or key in known:
+        if not known.add(_key(line)):
             continue
-        if len(key) >= _MIN_CONTAINED and key in known_text:
-            continue
-        known.add(key)
-        known_text += "\n" + key
         if pending_heading:
             if kept:
                 kept.append("")
