@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from memdir import Memory
-from memdir.search.keyword import coverage_score, fts5_idf
+from memdir.search.keyword import coverage_score, fts5_idf, presence_idf, query_profile
 
 
 @pytest.fixture
@@ -58,3 +58,46 @@ def test_idf_and_coverage() -> None:
     assert coverage_score(-3.2, 4.0) == pytest.approx(0.8)
     assert coverage_score(float("nan"), 4.0) == 0.0
     assert coverage_score(-1.0, 0.0) == 0.0
+
+
+def test_presence_idf_is_smoothed_never_floored() -> None:
+    assert presence_idf(100, 10) == pytest.approx(2.2634, abs=1e-3)  # ln(1 + 90.5 / 10.5)
+    assert presence_idf(2, 1) == pytest.approx(0.6931, abs=1e-3)  # ln 2, where FTS5 has 1e-6
+    assert presence_idf(4, 4) > 0
+    assert presence_idf(2, 0) > presence_idf(2, 1) > presence_idf(2, 2)
+    assert presence_idf(0, 0) == 0.0
+
+
+@pytest.fixture
+def two_notes(tmp_path: Path) -> Path:
+    (tmp_path / "memory").mkdir()
+    (tmp_path / "memory" / "2026-11-30.md").write_text(
+        "# Notes\n\n### 10:00 - OPS-4411\n"
+        "OPS-4411: the relay pool leak is fixed by raising max_conns and adding a watchdog.\n"
+    )
+    (tmp_path / "MEMORY.md").write_text(
+        "# Memory\n\n- We use Postgres 16 for ledger.\n- Relay uses NATS JetStream now.\n"
+    )
+    return tmp_path
+
+
+def test_a_new_users_two_notes_answer_a_chinese_question_about_a_ticket(two_notes: Path) -> None:
+    # Issue #11 item 7, in a memory of two notes: the ticket is in half of them, where FTS5's
+    # IDF is floored at 1e-6, and 进展 is nowhere. Keyword search printed "No matches."
+    hits = _search(two_notes, "OPS-4411 的进展")
+    assert [p for p, _ in hits] == ["memory/2026-11-30.md"]
+    assert hits[0][1] >= 0.35
+    # ... while a question about something memory never mentions still finds nothing
+    assert _search(two_notes, "巴黎的天气怎么样") == []
+
+
+def test_a_missing_cjk_word_counts_once(two_notes: Path) -> None:
+    with Memory(two_notes, overrides={"embedding.provider": "none"}) as mem:
+        mem.sync()
+        profile = query_profile(mem.index, "OPS-4411 的进展")
+        assert profile is not None
+        # 进 and 展 are nowhere either: the missing word is its bigram, not three terms
+        assert set(profile.weights) == {"ops 4411", "进展"}
+        assert profile.absent_share == pytest.approx(
+            profile.weights["进展"] / (profile.weights["进展"] + profile.weights["ops 4411"])
+        )

@@ -136,7 +136,8 @@ def query_profile(
 
     A CJK bigram that memory never holds while it holds both its characters is left out of
     the masses: in a question it is mostly two words' edges (上聊 in 1:1 上聊了什么), not a
-    word memory lacks.
+    word memory lacks. When memory lacks the characters too, only the bigram counts as absent
+    (进展, not 进展 + 进 + 展). Weights use :func:`presence_idf`; ``bm25_mass`` stays FTS5's.
     """
     terms = fts_query_terms(query, stopwords=stopwords)
     match = fts_match(terms)
@@ -146,10 +147,13 @@ def query_profile(
     chars += [t[1] for t in terms if len(t) == 2 and _is_cjk_gram(t)]
     total, dfs = index.term_dfs(list(dict.fromkeys([*terms, *chars])))
     weights: dict[str, float] = {}
+    lacked = {c for t in terms if dfs[t] == 0 and len(t) == 2 and _is_cjk_gram(t) for c in t}
     for t in terms:
         if dfs[t] == 0 and len(t) == 2 and _is_cjk_gram(t) and dfs[t[0]] and dfs[t[1]]:
             continue  # an edge between two words, not a word memory lacks
-        weights[t] = fts5_idf(total, dfs[t]) * term_weight(t)
+        if dfs[t] == 0 and len(t) == 1 and t in lacked:
+            continue  # the word memory lacks counts once, as its bigram, not thrice
+        weights[t] = presence_idf(total, dfs[t]) * term_weight(t)
     held = sum(v for t, v in weights.items() if dfs[t] > 0)
     absent = sum(v for t, v in weights.items() if dfs[t] == 0)
     return QueryProfile(
@@ -177,6 +181,19 @@ def fts5_idf(total: int, df: int) -> float:
     """The IDF FTS5's bm25() uses: ``ln((N − n + 0.5) / (n + 0.5))``, floored at 1e-6."""
     idf = math.log((total - df + 0.5) / (df + 0.5)) if total else 0.0
     return max(idf, 1e-6)
+
+
+def presence_idf(total: int, df: int) -> float:
+    """How much holding a term says, for the presence share: ``ln(1 + (N − n + 0.5) / (n + 0.5))``.
+
+    The smoothed IDF of Lucene's BM25: about FTS5's for a rare term, but never the 1e-6 floor
+    for a term in half the chunks or more. In a memory of a few notes every term is in half of
+    them, so with FTS5's IDF the note holding the question's ticket weighed nothing against a
+    word of the question memory lacks, and keyword search printed "No matches." for it.
+    """
+    if not total:
+        return 0.0
+    return math.log1p((total - df + 0.5) / (df + 0.5))
 
 
 def coverage_score(rank: float, idf_mass: float) -> float:
