@@ -78,6 +78,17 @@ def test_stopwords_dropped_unless_nothing_remains() -> None:
     assert fts_query("the a", stopwords=stop) == '"the" OR "a"'
 
 
+def test_contraction_and_possessive_fragments_are_no_terms() -> None:
+    # "shouldn't" splits into "shouldn" + "t", "month's" into "month" + "s": neither half says
+    # what a note is about, and in a bilingual memory each weighed as much as a content word.
+    from memdir.text.stopwords import STOP_WORDS
+
+    q = fts_query("Why shouldn't I regenerate the month's bills? We'd've", stopwords=STOP_WORDS)
+    assert q == '"regenerate" OR "month" OR "bills"'
+    # an identifier with a single letter stays one phrase
+    assert fts_query("what is t-3305 doing", stopwords=STOP_WORDS) == '"t 3305" OR "doing"'
+
+
 def test_document_expands_cjk_and_keeps_latin_words() -> None:
     assert fts_document("用PostgreSQL数据库").split() == [
         "用",

@@ -39,7 +39,10 @@ ENGLISH: frozenset[str] = frozenset(
         # auxiliaries and contraction stems ("don't" splits into "don" + "t")
         "am", "is", "are", "was", "were", "be", "been", "being", "have", "has", "had", "do",
         "does", "did", "will", "would", "shall", "should", "can", "could", "might", "must",
-        "don", "doesn", "didn", "isn", "aren", "wasn", "weren",
+        "don", "doesn", "didn", "isn", "aren", "wasn", "weren", "hasn", "haven", "hadn",
+        "shouldn", "wouldn", "couldn", "mustn", "needn", "mightn", "shan",
+        # the other half of a contraction or a possessive ("don't", "month's", "we'll", "I'd")
+        "t", "s", "d", "ll", "m", "re", "ve",
         # prepositions
         "about", "after", "around", "at", "before", "between", "by", "during", "for", "from",
         "in", "into", "of", "off", "on", "over", "through", "to", "under", "until", "up",
