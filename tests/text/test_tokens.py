@@ -89,6 +89,16 @@ def test_contraction_and_possessive_fragments_are_no_terms() -> None:
     assert fts_query("what is t-3305 doing", stopwords=STOP_WORDS) == '"t 3305" OR "doing"'
 
 
+def test_question_adverbs_are_no_terms() -> None:
+    from memdir.text.stopwords import STOP_WORDS
+
+    q = fts_query("How much backoff does relay actually use nowadays?", stopwords=STOP_WORDS)
+    assert q == '"backoff" OR "relay" OR "use"'
+    assert fts_query("Which broker is relay currently on?", stopwords=STOP_WORDS) == (
+        '"broker" OR "relay"'
+    )
+
+
 def test_document_expands_cjk_and_keeps_latin_words() -> None:
     assert fts_document("用PostgreSQL数据库").split() == [
         "用",

@@ -54,7 +54,9 @@ ENGLISH: frozenset[str] = frozenset(
         "what", "when", "where", "which", "who", "whom", "whose", "why", "how",
         # vague time words
         "yesterday", "today", "tomorrow", "recently", "recent", "ago", "now", "earlier",
-        "previously", "last",
+        "previously", "last", "currently", "nowadays", "anymore", "still", "ever",
+        # adverbs and quantities a question asks with ("how much", "actually")
+        "actually", "exactly", "much", "many",
         # vague nouns
         "thing", "things", "stuff", "something", "anything", "everything",
         # request verbs
