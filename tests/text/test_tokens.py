@@ -48,6 +48,10 @@ def test_cjk_question_words_are_not_terms() -> None:
         '"佐" OR "佐藤" OR "藤" OR "東" OR "東京" OR "京" OR "来"'
     )
     assert fts_query("ひらがな") == '"ひ" OR "ひら" OR "ら" OR "らが" OR "が" OR "がな" OR "な"'
+    # "when", "about", "back then" are no terms either (的时候, 大概, 当初, 現在)
+    assert fts_query("报错的时候大概重试几次") == '"报" OR "报错" OR "错" OR "重" OR "重试" OR "试"'
+    assert fts_query("当初选 NATS") == '"选" OR "nats"'
+    assert fts_query("現在の担当") == '"担" OR "担当" OR "当"'
     # Characters that are often part of content words stay: 性能, 会议, 过期.
     assert '"性能"' in fts_query("性能会议过期")
     assert '"会议"' in fts_query("性能会议过期")
