@@ -5,7 +5,7 @@
 
 ``--files 100000`` is the 1M-chunk run (a ~1 GB workspace, generated once and cached). Figures
 go to ``bench/results/postgres.json`` for the default run and to
-``postgres-<files>-<vectors>.json`` for any other, written after each backend.
+``postgres-<files>[-real].json`` for any other, written after each backend.
 
 The workspace is bench/scale.py's generated one (10,000 files, ~100k chunks at the default
 chunking; cached under ``bench/.cache/scale-<seed>-<files>/``). The PostgreSQL server is the
@@ -305,7 +305,7 @@ def main() -> None:
         default = (
             f"{NAME}.json"
             if args.files == 10_000 and args.vectors == "mixed"
-            else f"{NAME}-{args.files}-{args.vectors}.json"
+            else f"{NAME}-{args.files}{'-real' if args.vectors == 'real' else ''}.json"
         )
         for backend in ("sqlite", "postgres"):
             figures[backend] = measure(
