@@ -119,6 +119,8 @@ def pg_url(pg_server: Any) -> str:
 @pytest.fixture(params=["sqlite", "postgres"])
 def backend(request: pytest.FixtureRequest) -> dict[str, str]:
     """Settings for each index backend in turn: the conformance tests run on both."""
+    from pgserver import backend_settings
+
     if request.param == "sqlite":
-        return {"index.backend": "sqlite"}
-    return {"index.backend": "postgres", "index.url": request.getfixturevalue("pg_url")}
+        return backend_settings("sqlite")  # the server is not started for it
+    return backend_settings("postgres", request.getfixturevalue("pg_url"))

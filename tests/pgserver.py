@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["PgServer", "start_server"]
+__all__ = ["BACKENDS", "PgServer", "backend_settings", "start_server"]
 
 _USER = "memdir-pg"
 
@@ -50,6 +50,17 @@ class PgServer:
     def stop(self) -> None:
         _run(self, [str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "fast", "stop"])
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+BACKENDS = ("sqlite", "postgres")
+
+
+def backend_settings(name: str, url: str | None = None) -> dict[str, str]:
+    """memdir's settings for index backend ``name``; ``url`` is the PostgreSQL database's."""
+    if name == "sqlite":
+        return {"index.backend": "sqlite"}
+    assert url is not None, "the postgres backend needs the database URL"
+    return {"index.backend": "postgres", "index.url": url}
 
 
 def _free_port() -> int:

@@ -18,6 +18,7 @@ from memdir import Memory
 from memdir.errors import StorageError
 from memdir.index.postgres import PG_SCHEMA_VERSION
 from memdir.tools import MemoryTools
+from pgserver import BACKENDS, backend_settings
 from tools.helpers import FILES
 
 KEYWORD_ONLY = {"embedding.provider": "none"}
@@ -67,10 +68,8 @@ def _hits(mem: Memory, query: str, **kwargs: Any) -> list[tuple[str, int, int, f
 def test_keyword_results_and_scores_are_the_same_on_both(tmp_path: Path, pg_url: str) -> None:
     ws = _workspace(tmp_path / "ws")
     results = {}
-    for name, settings in {
-        "sqlite": {"index.backend": "sqlite"},
-        "postgres": {"index.backend": "postgres", "index.url": pg_url},
-    }.items():
+    for name in BACKENDS:
+        settings = backend_settings(name, pg_url)
         with Memory(ws, overrides={**KEYWORD_ONLY, **settings}) as mem:
             mem.sync()
             results[name] = {q: _hits(mem, q) for q in QUERIES}
@@ -151,10 +150,8 @@ class WordEmbedder:
 def test_vector_and_hybrid_search_agree(tmp_path: Path, pg_url: str) -> None:
     ws = _workspace(tmp_path / "ws")
     found = {}
-    for name, settings in {
-        "sqlite": {"index.backend": "sqlite"},
-        "postgres": {"index.backend": "postgres", "index.url": pg_url},
-    }.items():
+    for name in BACKENDS:
+        settings = backend_settings(name, pg_url)
         with Memory(ws, overrides=settings, embedder=WordEmbedder()) as mem:  # type: ignore[arg-type]
             report = mem.sync()
             assert report.vectors is not None and report.vectors["error"] is None
@@ -290,10 +287,8 @@ def test_vector_scores_of_given_chunks_are_the_same_on_both(tmp_path: Path, pg_u
 
     ws = _workspace(tmp_path / "ws")
     found = {}
-    for name, settings in {
-        "sqlite": {"index.backend": "sqlite"},
-        "postgres": {"index.backend": "postgres", "index.url": pg_url},
-    }.items():
+    for name in BACKENDS:
+        settings = backend_settings(name, pg_url)
         with Memory(ws, overrides=settings, embedder=WordEmbedder()) as mem:  # type: ignore[arg-type]
             mem.sync()
             searcher: Any = mem._vector_searcher()[0]  # type: ignore[attr-defined]
@@ -329,10 +324,8 @@ def test_hybrid_scores_keyword_candidates_outside_the_nearest_on_both(
 ) -> None:
     ws = _workspace(tmp_path / "ws")
     found = {}
-    for name, settings in {
-        "sqlite": {"index.backend": "sqlite"},
-        "postgres": {"index.backend": "postgres", "index.url": pg_url},
-    }.items():
+    for name in BACKENDS:
+        settings = backend_settings(name, pg_url)
         # two candidates a half: the nearest two chunks leave out the keyword ones
         narrow = {**settings, "search.candidate_multiplier": 1}
         with Memory(ws, overrides=narrow, embedder=WordEmbedder()) as mem:  # type: ignore[arg-type]

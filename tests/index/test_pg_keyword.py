@@ -17,6 +17,7 @@ import pytest
 from memdir import Memory
 from memdir.index import postgres
 from memdir.text import fts_query, fts_query_terms
+from pgserver import backend_settings
 
 KEYWORD_ONLY = {"embedding.provider": "none"}
 FILLER = [
@@ -93,10 +94,10 @@ def test_staged_bm25_is_the_exact_top_on_both_backends(
     tmp_path: Path, pg_url: str, limit: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ws = _notes(tmp_path / "ws")
-    with Memory(ws, overrides={**KEYWORD_ONLY, "index.backend": "sqlite"}) as mem:
+    with Memory(ws, overrides={**KEYWORD_ONLY, **backend_settings("sqlite")}) as mem:
         mem.sync()
         want = {q: _ranked(mem, q, limit) for q in QUERIES}
-    pg = {**KEYWORD_ONLY, "index.backend": "postgres", "index.url": pg_url}
+    pg = {**KEYWORD_ONLY, **backend_settings("postgres", pg_url)}
     with Memory(ws, overrides=pg) as mem:
         mem.sync()
         staged = {q: _ranked(mem, q, limit) for q in QUERIES}
@@ -114,7 +115,7 @@ def test_the_common_terms_candidates_are_not_scanned_when_they_cannot_make_it(
     tmp_path: Path, pg_url: str
 ) -> None:
     ws = _notes(tmp_path / "ws")
-    pg = {**KEYWORD_ONLY, "index.backend": "postgres", "index.url": pg_url}
+    pg = {**KEYWORD_ONLY, **backend_settings("postgres", pg_url)}
     with Memory(ws, overrides=pg) as mem:
         mem.sync()
         index: Any = mem.index
@@ -141,7 +142,7 @@ def test_document_frequencies_follow_edits_removals_and_rebuilds(
     tmp_path: Path, pg_url: str
 ) -> None:
     ws = _notes(tmp_path / "ws", 40)
-    pg = {**KEYWORD_ONLY, "index.backend": "postgres", "index.url": pg_url}
+    pg = {**KEYWORD_ONLY, **backend_settings("postgres", pg_url)}
     words = sorted({t for q in QUERIES for t in fts_query_terms(q)})
     with Memory(ws, overrides=pg) as mem:
         namespace = mem.index.namespace  # type: ignore[attr-defined]
@@ -161,7 +162,7 @@ def test_document_frequencies_follow_edits_removals_and_rebuilds(
         mem.sync()
         kept, counted = _recount(pg_url, namespace)
         assert kept == counted and "cormor" not in kept  # a lexeme no chunk has is gone
-    with Memory(ws, overrides={**KEYWORD_ONLY, "index.backend": "sqlite"}) as mem:
+    with Memory(ws, overrides={**KEYWORD_ONLY, **backend_settings("sqlite")}) as mem:
         (ws / "memory/new.md").write_text("# New\n\nheron heron cormorant.\n")
         mem.sync()
         assert mem.index.term_dfs(words) == pg_dfs  # the counts SQLite's FTS5 gives
@@ -169,7 +170,7 @@ def test_document_frequencies_follow_edits_removals_and_rebuilds(
 
 def test_schema_1_is_migrated_with_its_frequencies_counted(tmp_path: Path, pg_url: str) -> None:
     ws = _notes(tmp_path / "ws", 40)
-    pg = {**KEYWORD_ONLY, "index.backend": "postgres", "index.url": pg_url}
+    pg = {**KEYWORD_ONLY, **backend_settings("postgres", pg_url)}
     with Memory(ws, overrides=pg) as mem:
         mem.sync()
         namespace = mem.index.namespace  # type: ignore[attr-defined]
