@@ -143,15 +143,16 @@ def query_profile(
     match = fts_match(terms)
     if match is None:
         return None
-    chars = [t[0] for t in terms if len(t) == 2 and _is_cjk_gram(t)]
-    chars += [t[1] for t in terms if len(t) == 2 and _is_cjk_gram(t)]
+    grams = [t for t in terms if len(t) == 2 and _is_cjk_gram(t)]
+    chars = [g[0] for g in grams] + [g[1] for g in grams]
     total, dfs = index.term_dfs(list(dict.fromkeys([*terms, *chars])))
+    lacked = {g for g in grams if dfs[g] == 0}  # CJK bigrams memory holds nowhere
+    lacked_chars = {c for g in lacked for c in g}
     weights: dict[str, float] = {}
-    lacked = {c for t in terms if dfs[t] == 0 and len(t) == 2 and _is_cjk_gram(t) for c in t}
     for t in terms:
-        if dfs[t] == 0 and len(t) == 2 and _is_cjk_gram(t) and dfs[t[0]] and dfs[t[1]]:
+        if t in lacked and dfs[t[0]] and dfs[t[1]]:
             continue  # an edge between two words, not a word memory lacks
-        if dfs[t] == 0 and len(t) == 1 and t in lacked:
+        if dfs[t] == 0 and len(t) == 1 and t in lacked_chars:
             continue  # the word memory lacks counts once, as its bigram, not thrice
         weights[t] = presence_idf(total, dfs[t]) * term_weight(t)
     held = sum(v for t, v in weights.items() if dfs[t] > 0)
