@@ -97,7 +97,8 @@ def embedded_chunks(workspace: Path, files: int, seed: int) -> dict[tuple[str, i
 
     Embedded once with the packaged local model into an index kept under
     ``bench/.cache/pg-real-<seed>-<files>/`` (its embedding cache makes a rerun, or a resumed
-    interrupted run, embed only what is missing; ~100k chunks take about 35 min on 2 cores).
+    interrupted run, embed only what is missing; at a few long chunks a second on 2 cores,
+    ~100k chunks take hours).
     """
     folder = CACHE_DIR / f"pg-real-{seed}-{files}"
     folder.mkdir(parents=True, exist_ok=True)
@@ -110,8 +111,7 @@ def embedded_chunks(workspace: Path, files: int, seed: int) -> dict[tuple[str, i
             "SELECT c.path, c.start_line, v.embedding FROM chunks c"
             " JOIN vectors v ON v.chunk_id = c.id"
         )
-    out = {(str(r[0]), int(r[1])): np.frombuffer(r[2], dtype="<f4") for r in rows}
-    return out
+    return {(str(r[0]), int(r[1])): np.frombuffer(r[2], dtype="<f4") for r in rows}
 
 
 def query_vectors(workspace: Path, queries: list[str]) -> dict[str, np.ndarray]:
