@@ -45,7 +45,7 @@ class _HookLog:
         if state.is_dir():
             self.path = state / LOG_NAME
         else:
-            from memdir.embed.e5_onnx import cache_root
+            from memdir.cachedir import cache_root
 
             self.path = cache_root() / LOG_NAME
         self.context = "claude-code"

@@ -30,7 +30,6 @@ import math
 import os
 import re
 import struct
-import sys
 import tempfile
 import threading
 import time
@@ -41,6 +40,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from memdir.cachedir import cache_root
 from memdir.embed.base import Vectors
 from memdir.errors import ProviderUnavailable
 
@@ -52,7 +52,6 @@ __all__ = [
     "OnnxE5",
     "OnnxUnavailable",
     "available_cores",
-    "cache_root",
     "prepare",
 ]
 
@@ -162,19 +161,6 @@ def available_cores() -> int:
     if hasattr(os, "sched_getaffinity"):
         return max(1, len(os.sched_getaffinity(0)))
     return os.cpu_count() or 1
-
-
-def cache_root() -> Path:
-    """memdir's cache folder: ``$MEMDIR_CACHE_DIR``, else the platform's user cache folder."""
-    explicit = os.environ.get("MEMDIR_CACHE_DIR", "").strip()
-    if explicit:
-        return Path(explicit).expanduser()
-    if sys.platform == "win32":
-        base = os.environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
-        return Path(base) / "memdir" / "Cache"
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Caches" / "memdir"
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "memdir"
 
 
 def _weights() -> tuple[Path, str, str]:
