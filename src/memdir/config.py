@@ -420,6 +420,14 @@ SETTINGS: tuple[Setting, ...] = (
         "a paraphrase) is judged by meaning.",
     ),
     Setting(
+        "search.bridges",
+        True,
+        bool,
+        "Let a query word match its English or Chinese counterparts that memory holds, from the "
+        "CC-CEDICT dictionary (lunch and 午饭, 电脑 and computer, a pinyin name such as Tang Ning "
+        "and 唐宁), so that a question in one language finds notes written in the other.",
+    ),
+    Setting(
         "search.mmr.enabled",
         False,
         bool,

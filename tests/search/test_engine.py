@@ -97,7 +97,8 @@ def test_a_query_memory_shares_no_words_with_is_judged_by_meaning(tmp_path: Path
     fixed 0.3 vector weight would cap it at 0.3 × 0.6 = 0.18 and drop it."""
     index, ids = _index(tmp_path)
     vectors = _Fixed([(ids["a.md"], 0.6)])
-    settings = SearchSettings(vector_weight=0.3, text_weight=0.7, min_score=0.35)
+    # without the dictionary's bridges (苍鹭 → heron, 筑巢 → nest) no word is shared
+    settings = SearchSettings(vector_weight=0.3, text_weight=0.7, min_score=0.35, bridges=False)
     adaptive = run_search(index, "苍鹭在哪里筑巢", settings, workspace=tmp_path, vectors=vectors)
     assert [(r.path, round(r.score, 6)) for r in adaptive.results] == [("a.md", 0.6)]
     fixed = run_search(
@@ -108,6 +109,27 @@ def test_a_query_memory_shares_no_words_with_is_judged_by_meaning(tmp_path: Path
         vectors=vectors,
     )
     assert fixed.results == ()
+    index.close()
+
+
+def test_bridges_give_a_question_in_another_language_keyword_evidence(tmp_path: Path) -> None:
+    index, ids = _index(tmp_path)
+    vectors = _Fixed([(ids["a.md"], 0.6)])
+    settings = SearchSettings(vector_weight=0.3, text_weight=0.7, min_score=0.35)
+    response = run_search(index, "苍鹭在哪里筑巢", settings, workspace=tmp_path, vectors=vectors)
+    (hit,) = response.results
+    assert hit.path == "a.md"
+    # 苍鹭 → heron and 筑巢 → nest: the note holds every term (the presence half of the score;
+    # in a memory of two notes BM25's IDF is about 0, so the other half is too)
+    assert hit.text_score == pytest.approx(0.5)
+    without = run_search(
+        index,
+        "苍鹭在哪里筑巢",
+        settings.replace(bridges=False),
+        workspace=tmp_path,
+        vectors=vectors,
+    )
+    assert without.results[0].text_score is None
     index.close()
 
 
@@ -257,7 +279,7 @@ def test_the_best_result_decides_whether_there_is_an_answer(tmp_path: Path) -> N
     ids = [add_note(index, f"{name}.md", text) for name, text in [
         ("a", "the heron nests by the river"), ("b", "tea with lemon"), ("c", "a mill")
     ]]  # fmt: skip
-    settings = SearchSettings(min_score=0.35)
+    settings = SearchSettings(min_score=0.35, bridges=False)
     half = engine.COMPANION_SHARE * 0.35
     query = "苍鹭在哪里筑巢"  # no word in common: the hybrid scores are the vector scores
     answered = run_search(

@@ -84,6 +84,7 @@ class SearchSettings:
     vector_weight: float = 0.3
     text_weight: float = 0.7
     adaptive_weights: bool = True
+    bridges: bool = True
     snippet_chars: int = 700
     mmr_enabled: bool = False
     mmr_lambda: float = 0.7
@@ -100,6 +101,7 @@ class SearchSettings:
             vector_weight=config["search.vector_weight"],
             text_weight=config["search.text_weight"],
             adaptive_weights=config["search.adaptive_weights"],
+            bridges=config["search.bridges"],
             snippet_chars=config["search.snippet_chars"],
             mmr_enabled=config["search.mmr.enabled"],
             mmr_lambda=config["search.mmr.lambda"],
@@ -250,7 +252,11 @@ def run_search(
         rows: dict[int, ChunkRow] = {}
         # The query's terms against the index: keyword scoring and the hybrid absent-term
         # penalty both read it, so it is worked out once.
-        profile = query_profile(index, text, stopwords=stopwords) if mode != "vector" else None
+        profile = (
+            query_profile(index, text, stopwords=stopwords, bridges=settings.bridges)
+            if mode != "vector"
+            else None
+        )
         if profile is not None:
             for row, score in keyword_search(
                 index,

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from memdir.chunking import embed_input
 from memdir.index import ChunkRow, KeywordRow
 from memdir.index.backend import IndexBackend
-from memdir.text import fts_match, fts_query_terms, match_text, term_matcher
+from memdir.text import bilingual, fts_match, fts_query_terms, match_text, term_matcher
 
 __all__ = ["ABSENT_WEIGHT", "PRESENCE_WEIGHT", "bm25_rank_to_score", "keyword_search"]
 
@@ -73,6 +74,7 @@ def keyword_search(
     sources: list[str] | None = None,
     stopwords: frozenset[str] = frozenset(),
     profile: QueryProfile | None = None,
+    bridges: bool = True,
 ) -> list[tuple[KeywordRow, float]]:
     """Up to ``limit`` chunks matching any query term, best first, with their 0–1 scores.
 
@@ -83,14 +85,14 @@ def keyword_search(
     ``profile`` is :func:`query_profile` of the query, when the caller already has it.
     """
     if profile is None:
-        profile = query_profile(index, query, stopwords=stopwords)
+        profile = query_profile(index, query, stopwords=stopwords, bridges=bridges)
     if profile is None:
         return []
     terms, weight, mass, bm25_mass = profile.terms, profile.weights, profile.mass, profile.bm25_mass
     rows = index.keyword(profile.match, limit, sources=sources)
     if not rows:
         return []
-    holds = [term_matcher(t) for t in terms]
+    holds = [_holder(t, profile.bridges.get(t, ())) for t in terms]
     scored = []
     for position, row in enumerate(rows):
         if len(terms) == 1:
@@ -123,6 +125,9 @@ class QueryProfile:
     """What a chunk holding every term would hold: the weights of the terms memory has, plus
     ABSENT_WEIGHT of those it has nowhere."""
     bm25_mass: float
+    bridges: dict[str, list[str]]
+    """Words of the other language memory holds that may stand for a term (lunch → 午饭):
+    a chunk holding one holds the term."""
     absent_share: float
     """The weight of the terms memory has nowhere, as a share of all (absent at full weight);
     0 when memory has none of them (a question in a language memory is not written in names
@@ -130,7 +135,11 @@ class QueryProfile:
 
 
 def query_profile(
-    index: IndexBackend, query: str, *, stopwords: frozenset[str] = frozenset()
+    index: IndexBackend,
+    query: str,
+    *,
+    stopwords: frozenset[str] = frozenset(),
+    bridges: bool = True,
 ) -> QueryProfile | None:
     """The terms of ``query`` weighed against the index; ``None`` when it has no term.
 
@@ -138,33 +147,103 @@ def query_profile(
     the masses: in a question it is mostly two words' edges (上聊 in 1:1 上聊了什么), not a
     word memory lacks. When memory lacks the characters too, only the bigram counts as absent
     (进展, not 进展 + 进 + 展). Weights use :func:`presence_idf`; ``bm25_mass`` stays FTS5's.
+
+    With ``bridges``, a term may also be held through words of the other language that memory
+    holds (lunch → 午饭, 电脑 → computer, Tang Ning → 唐宁; :mod:`memdir.text.bilingual`):
+    they join the MATCH expression, a chunk holding one holds the term, and a term memory holds
+    only that way is not absent. A bigram that is an edge between two words gets none.
     """
     terms = fts_query_terms(query, stopwords=stopwords)
-    match = fts_match(terms)
-    if match is None:
+    if not terms:
         return None
     grams = [t for t in terms if len(t) == 2 and _is_cjk_gram(t)]
     chars = [g[0] for g in grams] + [g[1] for g in grams]
-    total, dfs = index.term_dfs(list(dict.fromkeys([*terms, *chars])))
+    offered = _bridges(index, query, terms) if bridges else {}
+    wanted = [*terms, *chars, *(w for words in offered.values() for w in words)]
+    total, dfs = index.term_dfs(list(dict.fromkeys(wanted)))
+    bridged = {
+        t: held[:BRIDGES_PER_TERM]
+        for t, words in offered.items()
+        if (held := [w for w in words if dfs[w] and w not in terms])
+    }
     lacked = {g for g in grams if dfs[g] == 0}  # CJK bigrams memory holds nowhere
     lacked_chars = {c for g in lacked for c in g}
+    edges = _dictionary_edges(query, lacked, grams) if bridges else set()
     weights: dict[str, float] = {}
     for t in terms:
-        if t in lacked and dfs[t[0]] and dfs[t[1]]:
+        if t in lacked and ((dfs[t[0]] and dfs[t[1]]) or t in edges):
             continue  # an edge between two words, not a word memory lacks
         if dfs[t] == 0 and len(t) == 1 and t in lacked_chars:
             continue  # the word memory lacks counts once, as its bigram, not thrice
-        weights[t] = presence_idf(total, dfs[t]) * term_weight(t)
-    held = sum(v for t, v in weights.items() if dfs[t] > 0)
-    absent = sum(v for t, v in weights.items() if dfs[t] == 0)
+        # a term held only through a bridge is as rare as its most common bridge
+        df = max([dfs[t], *(dfs[w] for w in bridged.get(t, ()))])
+        weights[t] = presence_idf(total, df) * term_weight(t)
+    kept = [t for t in terms if t in weights]
+    bridged = {t: bridged[t] for t in kept if t in bridged}
+    held_by = {t: dfs[t] > 0 or t in bridged for t in kept}
+    held = sum(weights[t] for t in kept if held_by[t])
+    absent = sum(weights[t] for t in kept if not held_by[t])
+    match = fts_match(list(dict.fromkeys([*kept, *(w for ws in bridged.values() for w in ws)])))
+    if match is None:
+        return None
     return QueryProfile(
         match=match,
-        terms=[t for t in terms if t in weights],
+        terms=kept,
         weights=weights,
         mass=held + ABSENT_WEIGHT * absent,
         bm25_mass=sum(fts5_idf(total, dfs[t]) for t in terms),
+        bridges=bridged,
         absent_share=absent / (held + absent) if held > 0 else 0.0,
     )
+
+
+BRIDGES_PER_TERM = 4
+"""At most this many words of the other language stand for one query term (the dictionary's
+most specific first, among those memory holds): 2, 4 and 8 measured the same on the tuning
+half of bench/agentmem."""
+
+
+def _bridges(index: IndexBackend, query: str, terms: list[str]) -> dict[str, list[str]]:
+    """The words of the other language each term may be written as (see
+    :mod:`memdir.text.bilingual`), before memory is asked which it holds; names first."""
+
+    def held(words: list[str]) -> set[str]:
+        return {w for w, df in index.term_dfs(words)[1].items() if df}
+
+    offered = bilingual.word_bridges(query, terms)
+    for term, names in bilingual.name_bridges(query, terms, held).items():
+        offered[term] = list(dict.fromkeys([*names, *offered.get(term, [])]))
+    return offered
+
+
+def _dictionary_edges(query: str, lacked: set[str], grams: list[str]) -> set[str]:
+    """The bigrams of ``lacked`` that the dictionary says are no word, next to one it says is
+    (新电 beside 电脑, 产编 between 资产 and 编号): edges between two words of the question,
+    even where memory lacks their characters too (a Chinese question about English notes).
+    Not one inside a longer word of the question (终奖 of 年终奖)."""
+    words = {g for g in grams if bilingual.is_word(g)}
+    longer = {
+        query[i : i + n]
+        for n in (3, 4)
+        for i in range(len(query) - n + 1)
+        if bilingual.is_word(query[i : i + n])
+    }
+    return {
+        g
+        for g in lacked
+        if g not in words
+        and not any(g in w for w in longer)
+        and any(w != g and (w[1] == g[0] or w[0] == g[1]) for w in words)
+    }
+
+
+def _holder(term: str, bridges: Sequence[str]) -> Callable[[str], bool]:
+    """Whether a text holds ``term`` or one of its bridges."""
+    own = term_matcher(term)
+    if not bridges:
+        return own
+    others = [term_matcher(w) for w in bridges]
+    return lambda text: own(text) or any(h(text) for h in others)
 
 
 def _is_cjk_gram(term: str) -> bool:

