@@ -32,6 +32,7 @@ def test_the_most_specific_word_comes_first() -> None:
 def test_chinese_words_to_english() -> None:
     assert bilingual.english_for("电脑") == ["computer"]
     assert "upgrade" in bilingual.english_for("升级")
+    assert {"doctor", "senior"} <= set(bilingual.english_for("大夫"))  # both entries' words
     assert bilingual.english_for("电") == []  # single characters are never bridged
 
 

@@ -103,7 +103,7 @@ def _tables() -> _Tables:
     return _loaded
 
 
-_FORMAT = 4  # of the cached tables: bump when _parse changes what it makes
+_FORMAT = 5  # of the cached tables: bump when _parse changes what it makes
 
 
 def _cached(path: Path) -> _Tables:
@@ -171,11 +171,14 @@ def _parse(path: Path) -> _Tables:
                 # a word with few senses says the key more surely, as does an early sense
                 found = ranked.setdefault(" ".join(words), [])
                 found.extend((len(senses), order, form) for form in forms)
-            if english:
-                for form in forms:
-                    tables.to_english.setdefault(form, list(dict.fromkeys(english)))
+            for (
+                form
+            ) in forms:  # a word of several entries (大夫 dai4fu and daifu) has all their words
+                known = tables.to_english.setdefault(form, [])
+                known.extend(w for w in dict.fromkeys(english) if w not in known)
     for key, found in ranked.items():
         tables.to_chinese[key] = list(dict.fromkeys(w for _, _, w in sorted(found)))
+    tables.to_english = {w: found for w, found in tables.to_english.items() if found}
     for table in (tables.characters, tables.names):
         for key, chars in table.items():
             table[key] = list(dict.fromkeys(chars))
