@@ -110,3 +110,14 @@ def test_a_bigram_inside_a_longer_word_is_no_edge(bilingual_notes: Path) -> None
         profile = query_profile(mem.index, "年终奖什么时候发", stopwords=STOP_WORDS)
         assert profile is not None
         assert {"年终", "终奖"} <= set(profile.weights)
+
+
+def test_a_stop_word_is_no_bridge(tmp_path: Path) -> None:
+    # 换成 is glossed "to exchange for; to replace with; to convert into": of its English
+    # words only "replace" says anything
+    (tmp_path / "MEMORY.md").write_text("# Memory\n\n- We replace the broker with NATS.\n")
+    with Memory(tmp_path, overrides={"embedding.provider": "none"}) as mem:
+        mem.sync()
+        profile = query_profile(mem.index, "换成", stopwords=STOP_WORDS)
+        assert profile is not None
+        assert profile.bridges == {"换成": ["replace"]}

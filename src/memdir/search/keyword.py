@@ -164,7 +164,7 @@ def query_profile(
     bridged = {
         t: held[:BRIDGES_PER_TERM]
         for t, words in offered.items()
-        if (held := [w for w in words if dfs[w] and w not in terms])
+        if (held := [w for w in words if dfs[w] and w not in terms and w not in stopwords])
     }
     lacked = {g for g in grams if dfs[g] == 0}  # CJK bigrams memory holds nowhere
     lacked_chars = {c for g in lacked for c in g}
