@@ -5,6 +5,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from memdir.errors import EmbeddingError
 from memdir.index import Index
 from memdir.search import engine
 from memdir.search.engine import SearchSettings, run_search
+from memdir.search.keyword import QueryProfile
 
 from .helpers import add_note, fill_pool
 
@@ -220,6 +222,27 @@ def test_a_question_naming_what_memory_lacks_is_not_vouched_for_by_meaning(
     index.close()
 
 
+def test_a_close_meaning_does_not_answer_for_a_name_memory_lacks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Even a very close vector match (0.8) is not an answer to a question about PayPal when
+    memory never names it; at half the penalty (before issue #11's bridges) it was."""
+    index = Index.open(tmp_path / "index.sqlite")
+    note = add_note(index, "a.md", "ledger moved its card payments to Stripe")
+    for i, other in enumerate(["tea with lemon", "the mill opens at nine", "a river trip"]):
+        add_note(index, f"other{i}.md", other)
+    vectors = _Fixed([(note, 0.8)])
+    settings = SearchSettings(min_score=0.35)
+    assert (
+        run_search(index, "ledger paypal", settings, workspace=tmp_path, vectors=vectors).results
+        == ()
+    )
+    monkeypatch.setattr(engine, "ABSENT_PENALTY", 0.5)
+    halved = run_search(index, "ledger paypal", settings, workspace=tmp_path, vectors=vectors)
+    assert [r.path for r in halved.results] == ["a.md"]
+    index.close()
+
+
 class _Recording:
     """A vector half that records the query it was given."""
 
@@ -229,6 +252,47 @@ class _Recording:
     def search(self, query: str, limit: int, assist: object = None) -> list[tuple[int, float]]:
         self.queries.append(query)
         return []
+
+
+def test_the_vector_half_also_seeks_the_words_of_the_other_language(tmp_path: Path) -> None:
+    """Hybrid and vector search embed the query followed by the bridges memory holds for its terms, so
+    that an English question is also sought in the Chinese its notes are written in."""
+    index = Index.open(tmp_path / "index.sqlite")
+    add_note(index, "a.md", "午饭楼下兰州拉面")
+    add_note(index, "b.md", "the mill opens at nine")
+    vectors = _Recording()
+    run_search(index, "lunch plans", SearchSettings(), workspace=tmp_path, vectors=vectors)
+    run_search(index, "mill hours", SearchSettings(), workspace=tmp_path, vectors=vectors)
+    off = SearchSettings(bridges=False)
+    run_search(index, "lunch plans", off, workspace=tmp_path, vectors=vectors)
+    vector_only = SearchSettings(mode="vector")
+    run_search(index, "lunch plans", vector_only, workspace=tmp_path, vectors=vectors)
+    assert vectors.queries == [
+        "lunch plans (午饭)",
+        "mill hours",
+        "lunch plans",
+        "lunch plans (午饭)",
+    ]
+    index.close()
+
+
+def test_vector_query_appends_each_bridge_once() -> None:
+    assert engine.vector_query("lunch", None) == "lunch"
+    with_bridges = replace(_PROFILE, bridges={"lunch": ["午饭", "午餐"], "meal": ["午饭"]})
+    assert engine.vector_query("lunch meal", with_bridges) == "lunch meal (午饭 午餐)"
+    assert engine.vector_query("lunch meal", _PROFILE) == "lunch meal"
+
+
+_PROFILE = QueryProfile(
+    match='"lunch"',
+    terms=["lunch"],
+    weights={"lunch": 1.0},
+    mass=1.0,
+    bm25_mass=1.0,
+    holds_identifier=False,
+    bridges={},
+    absent_share=0.0,
+)
 
 
 def test_a_long_query_is_cut_at_a_space_with_a_warning(tmp_path: Path) -> None:

@@ -125,6 +125,8 @@ class QueryProfile:
     """What a chunk holding every term would hold: the weights of the terms memory has, plus
     ABSENT_WEIGHT of those it has nowhere."""
     bm25_mass: float
+    holds_identifier: bool
+    """Whether memory holds an identifier of the query (``OPS-1234``, ``max_inflight``)."""
     bridges: dict[str, list[str]]
     """Words of the other language memory holds that may stand for a term (lunch → 午饭):
     a chunk holding one holds the term."""
@@ -192,6 +194,7 @@ def query_profile(
         weights=weights,
         mass=held + ABSENT_WEIGHT * absent,
         bm25_mass=sum(fts5_idf(total, dfs[t]) for t in terms),
+        holds_identifier=any(held_by[t] and term_weight(t) == IDENTIFIER_WEIGHT for t in kept),
         bridges=bridged,
         absent_share=absent / (held + absent) if held > 0 else 0.0,
     )
