@@ -121,3 +121,20 @@ def test_a_stop_word_is_no_bridge(tmp_path: Path) -> None:
         profile = query_profile(mem.index, "换成", stopwords=STOP_WORDS)
         assert profile is not None
         assert profile.bridges == {"换成": ["replace"]}
+
+
+def test_a_lacked_name_counts_only_where_memory_writes_that_script(tmp_path: Path) -> None:
+    # A Chinese memory would write Alice in Chinese: her name missing says nothing there. An
+    # English memory that holds "lunch" itself but never "Alice" has never mentioned her.
+    (tmp_path / "MEMORY.md").write_text("# Memory\n\n- 午饭楼下兰州拉面。\n", encoding="utf-8")
+    question = "What did Alice have for lunch?"
+    with Memory(tmp_path, overrides={"embedding.provider": "none"}) as mem:
+        mem.sync()
+        profile = query_profile(mem.index, question, stopwords=STOP_WORDS)
+        assert profile is not None and profile.bridges == {"lunch": ["午饭"]}
+        assert not profile.lacks_a_name
+    (tmp_path / "MEMORY.md").write_text("# Memory\n\n- Bob had lunch at the noodle place.\n")
+    with Memory(tmp_path, overrides={"embedding.provider": "none"}) as mem:
+        mem.sync()
+        profile = query_profile(mem.index, question, stopwords=STOP_WORDS)
+        assert profile is not None and profile.lacks_a_name

@@ -267,6 +267,7 @@ _PROFILE = QueryProfile(
     mass=1.0,
     bm25_mass=1.0,
     holds_identifier=False,
+    lacks_a_name=False,
     bridges={},
     absent_share=0.0,
 )
@@ -389,4 +390,25 @@ def test_a_word_memory_lacks_does_not_sink_the_one_note_naming_the_ticket(tmp_pa
         vectors=_Fixed([(note, 0.8)]),
     )
     assert [r.path for r in response.results] == ["MEMORY.md"]
+    index.close()
+
+
+def test_a_question_about_a_name_memory_never_uses_is_not_answered(tmp_path: Path) -> None:
+    """PayPal is a name (capitalised mid-sentence) that an English memory holds nowhere: the
+    question is about it, so a close match on its other words is no answer. Unnamed, the same
+    words are just a word memory lacks."""
+    index = Index.open(tmp_path / "index.sqlite")
+    note = add_note(index, "a.md", "ledger moved its card payments to Stripe, the payment provider")
+    for i, other in enumerate(["tea with lemon", "the mill opens at nine", "a river trip"]):
+        add_note(index, f"other{i}.md", other)
+    vectors = _Fixed([(note, 0.8)])
+    settings = SearchSettings(min_score=0.35)
+
+    def answered(query: str) -> bool:
+        found = run_search(index, query, settings, workspace=tmp_path, vectors=vectors)
+        return bool(found.results)
+
+    assert not answered("Did ledger move card payments to PayPal?")
+    assert answered("Did ledger move card payments to paypal?")
+    assert answered("Did ledger move card payments to Stripe?")
     index.close()

@@ -255,3 +255,13 @@ def test_property_any_indexed_word_is_found_by_a_query_for_it() -> None:
 )
 def test_term_matcher_finds_the_term_as_the_index_would(term: str, text: str, held: bool) -> None:
     assert term_matcher(term)(match_text(text)) is held
+
+
+def test_named_words_are_capitalised_where_no_sentence_starts() -> None:
+    from memdir.text import named_words
+
+    assert named_words("When did we add PayPal as a payment provider in ledger?") == {"paypal"}
+    assert named_words("relay 什么时候从 Consul 换成 etcd 做服务发现的？") == {"consul"}
+    assert named_words("Which ticket replaced the one closed at the Oct 13 EU meeting?") == {"eu"}
+    assert named_words("Done. Then we met Tang Ning on Friday") == {"tang", "ning"}
+    assert named_words("what did mo's team decide") == set()

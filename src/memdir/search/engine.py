@@ -73,6 +73,17 @@ an IDF near 0, the common word memory lacks (进展) was about 70 % of the query
 1.0 the one note naming OPS-4411 scored under the floor and "No matches." was printed. Here
 absence may halve a score, never erase it. The tuning half measures the same with it."""
 
+LACKED_NAME_FACTOR = 0.7
+"""A further factor on every hybrid score when the question names something memory holds
+nowhere while it holds other words of the question in that script (PayPal in "When did we add
+PayPal as a payment provider in ledger?"; :attr:`QueryProfile.lacks_a_name`): a name is what
+the question is about, not one word among others. Measured on bench/agentmem (hybrid,
+min_score .35): questions about something memory never mentions answered with nothing .600 →
+.800 on the tuning half (0.5 the same, 0.8 .667) and .353 → .529 on the test half, true matches
+kept .973 → .973 and .948 → .935; months and weekdays are no names (a question about "the Oct
+13 meeting" lost its answer when they were). On XQuAD-en at min_score .35 it costs nDCG@10
+.960 → .952 (40 questions answered with nothing, against 30), at 0.5 .949."""
+
 COMPANION_SHARE = 0.5
 """``min_score`` decides whether a search has an answer at all: its best result must reach it.
 When it does, the other results are kept down to this share of ``min_score``: a true match
@@ -327,8 +338,11 @@ def run_search(
                 # The question names things memory holds nowhere (an unknown ticket, a tool
                 # never used): meaning alone must not vouch for a note that lacks them.
                 penalty = HELD_IDENTIFIER_PENALTY if profile.holds_identifier else ABSENT_PENALTY
+                factor = max(0.0, 1 - penalty * profile.absent_share)
+                if profile.lacks_a_name:
+                    factor *= LACKED_NAME_FACTOR
                 for c in candidates:
-                    c.score *= max(0.0, 1 - penalty * profile.absent_share)
+                    c.score *= factor
     candidates = [c for c in candidates if c.chunk_id in rows]
     if path_filter is not None:
         candidates = [

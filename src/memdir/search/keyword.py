@@ -9,7 +9,14 @@ from dataclasses import dataclass
 from memdir.chunking import embed_input
 from memdir.index import ChunkRow, KeywordRow
 from memdir.index.backend import IndexBackend
-from memdir.text import bilingual, fts_match, fts_query_terms, match_text, term_matcher
+from memdir.text import (
+    bilingual,
+    fts_match,
+    fts_query_terms,
+    match_text,
+    named_words,
+    term_matcher,
+)
 
 __all__ = ["ABSENT_WEIGHT", "PRESENCE_WEIGHT", "bm25_rank_to_score", "keyword_search"]
 
@@ -127,6 +134,10 @@ class QueryProfile:
     bm25_mass: float
     holds_identifier: bool
     """Whether memory holds an identifier of the query (``OPS-1234``, ``max_inflight``)."""
+    lacks_a_name: bool
+    """Whether the query names something (:func:`memdir.text.named_words`: PayPal, Consul) that
+    memory holds nowhere, not even through a bridge, while it holds other Latin-script words
+    of the query itself: memory is written in the script of the name and never uses it."""
     bridges: dict[str, list[str]]
     """Words of the other language memory holds that may stand for a term (lunch → 午饭):
     a chunk holding one holds the term."""
@@ -195,9 +206,19 @@ def query_profile(
         mass=held + ABSENT_WEIGHT * absent,
         bm25_mass=sum(fts5_idf(total, dfs[t]) for t in terms),
         holds_identifier=any(held_by[t] and term_weight(t) == IDENTIFIER_WEIGHT for t in kept),
+        lacks_a_name=_lacks_a_name(query, kept, held_by, dfs),
         bridges=bridged,
         absent_share=absent / (held + absent) if held > 0 else 0.0,
     )
+
+
+def _lacks_a_name(
+    query: str, terms: list[str], held_by: dict[str, bool], dfs: dict[str, int]
+) -> bool:
+    names = named_words(query)
+    if not any(t in names and not held_by[t] for t in terms):
+        return False
+    return any(dfs[t] > 0 and t.isascii() and not t.isdigit() and t not in names for t in terms)
 
 
 BRIDGES_PER_TERM = 4

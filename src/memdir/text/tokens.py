@@ -46,6 +46,7 @@ __all__ = [
     "fts_query_terms",
     "is_utf8_encodable",
     "match_text",
+    "named_words",
     "replace_surrogates",
     "term_matcher",
     "weighted_length",
@@ -304,6 +305,31 @@ def fts_query_terms(query: str, *, stopwords: frozenset[str] = frozenset()) -> l
         return kept
     # Only stop words: search them all, function words included, rather than nothing.
     return distinct or list(dict.fromkeys(base_form(t) for t in word_tokens(query)))
+
+
+_CALENDAR = frozenset((
+    "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+    "january", "february", "march", "april", "june", "july", "august", "september", "october",
+    "november", "december", "mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat",
+    "sun", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+))  # fmt: skip
+_CAPITAL_WORD = re.compile("(?<![A-Za-z0-9_'])[A-Z][A-Za-z0-9]*")
+_SENTENCE_END = frozenset(".?!:;。？！：；\n")
+
+
+def named_words(query: str) -> set[str]:
+    """The words of ``query`` written with a capital where no sentence starts, months and
+    weekdays aside, lower-cased: the names a question uses (``PayPal`` and ``Consul`` in "When
+    did we add PayPal, not Consul?", not ``When``)."""
+    found = set()
+    for match in _CAPITAL_WORD.finditer(query):
+        before = query[: match.start()].rstrip()
+        if not before or before[-1] in _SENTENCE_END:
+            continue
+        word = match.group().lower()
+        if word not in _CALENDAR:
+            found.add(word)
+    return found
 
 
 def fts_query(query: str, *, stopwords: frozenset[str] = frozenset()) -> str | None:
