@@ -101,3 +101,22 @@ def test_a_missing_cjk_word_counts_once(two_notes: Path) -> None:
         assert profile.absent_share == pytest.approx(
             profile.weights["进展"] / (profile.weights["进展"] + profile.weights["ops 4411"])
         )
+
+
+def test_a_name_memory_never_uses_halves_keyword_scores(tmp_path: Path) -> None:
+    # PayPal, capitalised mid-sentence, is what the question is about; the note holds its
+    # other words. Lower-cased, the same word is one word memory lacks among several it has.
+    (tmp_path / "memory").mkdir()
+    (tmp_path / "MEMORY.md").write_text(
+        "# Memory\n\n- ledger moved its card payments to Stripe, the payment provider.\n"
+    )
+    for i, text in enumerate(["tea with lemon", "the mill opens at nine", "a river trip"]):
+        (tmp_path / "memory" / f"n{i}.md").write_text(text + "\n")
+    named = _search(tmp_path, "Did ledger move card payments to PayPal?", min_score=0.0)
+    plain = _search(tmp_path, "Did ledger move card payments to paypal?", min_score=0.0)
+    assert named[0][0] == plain[0][0] == "MEMORY.md"
+    assert named[0][1] == pytest.approx(plain[0][1] / 2)
+    assert _search(tmp_path, "Did ledger move card payments to PayPal?") == []
+    assert [p for p, _ in _search(tmp_path, "Did ledger move card payments to paypal?")] == [
+        "MEMORY.md"
+    ]
