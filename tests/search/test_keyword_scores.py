@@ -9,6 +9,7 @@ import pytest
 
 from memdir import Memory
 from memdir.search.keyword import coverage_score, fts5_idf, presence_idf, query_profile
+from memdir.text.stopwords import STOP_WORDS
 
 
 @pytest.fixture
@@ -120,3 +121,23 @@ def test_a_name_memory_never_uses_halves_keyword_scores(tmp_path: Path) -> None:
     assert [p for p, _ in _search(tmp_path, "Did ledger move card payments to paypal?")] == [
         "MEMORY.md"
     ]
+
+
+def test_an_identifier_memory_lacks_is_a_lacked_name(tmp_path: Path) -> None:
+    (tmp_path / "MEMORY.md").write_text(
+        "# Memory\n\n- The Q3 target for the ledger error rate is 0.1%.\n"
+        "- Relay runs on NATS.\n- Tea with lemon.\n"
+    )
+    with Memory(tmp_path, overrides={"embedding.provider": "none"}) as mem:
+        mem.sync()
+
+        def lacks(query: str) -> bool:
+            profile = query_profile(mem.index, query, stopwords=STOP_WORDS)
+            assert profile is not None
+            return profile.lacks_a_name
+
+        assert lacks("What is the Q2 target for the ledger error rate?")
+        assert not lacks("What is the Q3 target for the ledger error rate?")
+        assert lacks("What was the ledger error rate target for PayPal?")
+        assert not lacks("What was the ledger error rate target for paypal?")
+        assert not lacks("What is the target in Oct for the ledger error rate?")

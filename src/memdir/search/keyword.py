@@ -135,9 +135,10 @@ class QueryProfile:
     holds_identifier: bool
     """Whether memory holds an identifier of the query (``OPS-1234``, ``max_inflight``)."""
     lacks_a_name: bool
-    """Whether the query names something (:func:`memdir.text.named_words`: PayPal, Consul) that
-    memory holds nowhere, not even through a bridge, while it holds other Latin-script words
-    of the query itself: memory is written in the script of the name and never uses it."""
+    """Whether the query names something memory holds nowhere, not even through a bridge (a
+    word of :func:`memdir.text.named_words`: PayPal, Consul; or an identifier: Q2,
+    ``RELAY_E_QUOTA_EXCEEDED``), while it holds another Latin-script word of the query as it
+    is: memory is written in the script of the name and never uses it."""
     bridges: dict[str, list[str]]
     """Words of the other language memory holds that may stand for a term (lunch → 午饭):
     a chunk holding one holds the term."""
@@ -216,9 +217,13 @@ def _lacks_a_name(
     query: str, terms: list[str], held_by: dict[str, bool], dfs: dict[str, int]
 ) -> bool:
     names = named_words(query)
-    if not any(t in names and not held_by[t] for t in terms):
+    lacked = {
+        t for t in terms if not held_by[t] and (t in names or term_weight(t) == IDENTIFIER_WEIGHT)
+    }
+    if not lacked:
         return False
-    return any(dfs[t] > 0 and t.isascii() and not t.isdigit() and t not in names for t in terms)
+    # memory writes the name's script: it holds another Latin-script word of the query as it is
+    return any(dfs[t] > 0 and t.isascii() and not t.isdigit() for t in terms if t not in lacked)
 
 
 BRIDGES_PER_TERM = 4
