@@ -202,6 +202,22 @@ def vector_query(query: str, profile: QueryProfile | None) -> str:
     return f"{query} ({' '.join(words)})"
 
 
+def _absence_factor(profile: QueryProfile | None, mode: str) -> float:
+    """The one factor on every score of a search for what the question names that memory holds
+    nowhere: in hybrid search, 1 − the penalty × the absent share, so that meaning alone does
+    not vouch for a note lacking an unknown ticket or a tool never used; in keyword and hybrid
+    search, :data:`LACKED_NAME_FACTOR` for a name memory never uses. 1 for vector search."""
+    if profile is None or mode == "vector":
+        return 1.0
+    factor = 1.0
+    if mode == "hybrid" and profile.absent_share:
+        penalty = HELD_IDENTIFIER_PENALTY if profile.holds_identifier else ABSENT_PENALTY
+        factor = max(0.0, 1 - penalty * profile.absent_share)
+    if profile.lacks_a_name:
+        factor *= LACKED_NAME_FACTOR
+    return factor
+
+
 def _text_weight(settings: SearchSettings, keyword_hits: Sequence[tuple[int, float]]) -> float:
     """The keyword weight of one hybrid search.
 
@@ -329,9 +345,6 @@ def run_search(
         rows.update(index.chunks_by_ids([cid for cid, _ in vector_hits if cid not in rows]))
         if mode == "keyword":
             candidates = merge([], keyword_hits, vector_weight=0.0, text_weight=1.0)
-            if profile is not None and profile.lacks_a_name:
-                for c in candidates:
-                    c.score *= LACKED_NAME_FACTOR
         elif mode == "vector":
             candidates = merge(vector_hits, [], vector_weight=1.0, text_weight=0.0)
         else:
@@ -342,15 +355,10 @@ def run_search(
                 vector_weight=settings.vector_weight,
                 text_weight=text_weight,
             )
-            if profile is not None and profile.absent_share:
-                # The question names things memory holds nowhere (an unknown ticket, a tool
-                # never used): meaning alone must not vouch for a note that lacks them.
-                penalty = HELD_IDENTIFIER_PENALTY if profile.holds_identifier else ABSENT_PENALTY
-                factor = max(0.0, 1 - penalty * profile.absent_share)
-                if profile.lacks_a_name:
-                    factor *= LACKED_NAME_FACTOR
-                for c in candidates:
-                    c.score *= factor
+        factor = _absence_factor(profile, mode)
+        if factor != 1.0:
+            for c in candidates:
+                c.score *= factor
     candidates = [c for c in candidates if c.chunk_id in rows]
     if path_filter is not None:
         candidates = [

@@ -250,6 +250,8 @@ def _dictionary_edges(query: str, lacked: set[str], grams: list[str]) -> set[str
     (新电 beside 电脑, 产编 between 资产 and 编号): edges between two words of the question,
     even where memory lacks their characters too (a Chinese question about English notes).
     Not one inside a longer word of the question (终奖 of 年终奖)."""
+    if not lacked:  # nothing to judge: neither the dictionary nor the query scan is needed
+        return set()
     words = {g for g in grams if bilingual.is_word(g)}
     longer = {
         query[i : i + n]

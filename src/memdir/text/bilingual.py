@@ -171,9 +171,9 @@ def _parse(path: Path) -> _Tables:
                 # a word with few senses says the key more surely, as does an early sense
                 found = ranked.setdefault(" ".join(words), [])
                 found.extend((len(senses), order, form) for form in forms)
-            for (
-                form
-            ) in forms:  # a word of several entries (大夫 dai4fu and daifu) has all their words
+            # a word of several entries has all their words (大夫: da4fu1, an official, and
+            # dai4fu5, a doctor)
+            for form in forms:
                 known = tables.to_english.setdefault(form, [])
                 known.extend(w for w in dict.fromkeys(english) if w not in known)
     for key, found in ranked.items():
