@@ -82,3 +82,24 @@ def test_a_word_memory_never_saw_does_not_sink_a_full_match(tmp_path: Path) -> N
         assert _paths(mem, "narwhal exporter invoices quokkas") == ["memory/a.md"]
         # ... but a question about something memory never mentions is answered with nothing.
         assert _paths(mem, "quokkas kangaroos wombats noodles") == []
+
+
+def test_what_a_ticket_was_is_answered_where_it_was_opened(tmp_path: Path) -> None:
+    files = {
+        "memory/2026-10-03.md": (
+            "# 2026-10-03\n\n### 08:30 - cert expired\n"
+            "The relay-nats-client TLS cert expired at 08:00, so every shadow publish to NATS\n"
+            "failed with 0x80C3 for two hours while RabbitMQ stayed primary. Opened OPS-1324.\n"
+        ),
+        "memory/2026-10-05.md": "# 2026-10-05\n\n### 10:00 - check\nQuiet since OPS-1324.\n",
+        "memory/2026-10-09.md": "# 2026-10-09\n\n### 09:00 - OPS-1324\nClosed OPS-1324.\n",
+        "memory/projects/codes.md": "# Error codes\n\n| 0x80C3 | TLS | see OPS-1324 |\n",
+        "memory/2026-09-01.md": "# 2026-09-01\n\n### 09:00 - standup\nNothing was opened.\n",
+    }
+    with Memory(_ws(tmp_path, files), overrides=KEYWORD_ONLY) as mem:
+        # The later one-line mentions are short and score as well as the entry that opened
+        # the ticket; for "what was it" the first mention in the logs comes first.
+        assert _paths(mem, "What was OPS-1324?")[0] == "memory/2026-10-03.md"
+        assert _paths(mem, "Tell me about OPS-1324")[0] == "memory/2026-10-03.md"
+        # Another question about it keeps the order by score.
+        assert _paths(mem, "OPS-1324 closed")[0] == "memory/2026-10-09.md"

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from memdir.search.recency import asks_about_now, latest_first
+from memdir.search.recency import (
+    asks_about_now,
+    asks_what_it_is,
+    first_mention_first,
+    latest_first,
+)
 
 
 @pytest.mark.parametrize(
@@ -71,3 +76,62 @@ def test_how_many_rivals_and_how_close_are_bounded() -> None:
     assert _order(items, rivals=3) == ["n3", "n2", "n1", "n4", "n5", "n6", "n7", "n8"]
     assert _order([("a", 1.0, "2026-01-01"), ("b", 0.0, "2026-12-01")]) == ["a", "b"]
     assert _order([]) == []
+
+
+@pytest.mark.parametrize(
+    ("query", "named"),
+    [
+        ("What was OPS-1324?", "OPS-1324"),
+        ("What was ATL-212 about?", "ATL-212"),
+        ("what is the ticket BILL-463", "BILL-463"),
+        ("What happened in OPS-1243?", "OPS-1243"),
+        ("What does max_inflight mean?", "max_inflight"),
+        ("Tell me about v1.13.2", "v1.13.2"),
+        ("OPS-1243 是什么事故？", "OPS-1243"),
+        ("`0x80AC` 是什么错误？", "0x80AC"),
+        ("ATL-305 修的是什么 bug？", "ATL-305"),
+        ("PR #482 改了什么？", "PR #482"),
+        ("什么是 RELAY_E_POOL_EXHAUSTED", "RELAY_E_POOL_EXHAUSTED"),
+        ("0x80AC とは何ですか", "0x80AC"),
+    ],
+)
+def test_questions_asking_what_an_identifier_is(query: str, named: str) -> None:
+    assert asks_what_it_is(query) == named
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "What is ledger.retry.max_attempts set to at the moment?",  # a value, not what it is
+        "Who fixed OPS-12?",
+        "What were OPS-1 and OPS-2?",  # two identifiers
+        "What was the relay outage about?",  # no identifier
+        "週次フィード `hoshimi_weekly` のチケット番号は何ですか？",  # asks for another thing
+        "OPS-1243 的根因是什么？",
+    ],
+)
+def test_other_questions_do_not_ask_what_an_identifier_is(query: str) -> None:
+    assert asks_what_it_is(query) is None
+
+
+def _first(items: list[tuple[str, float, tuple[str, str, int] | None]]) -> list[str]:
+    return [name for name, _, _ in first_mention_first(items, lambda x: x[1], lambda x: x[2])]  # type: ignore[arg-type]
+
+
+def test_the_first_mention_of_an_identifier_comes_first() -> None:
+    items = [
+        ("short later mention", 0.99, ("2026-10-05", "memory/2026-10-05.md", 3)),
+        ("reference table", 0.97, None),
+        ("mitigated, same day", 0.98, ("2026-10-03", "memory/2026-10-03.md", 26)),
+        ("opening entry", 0.95, ("2026-10-03", "memory/2026-10-03.md", 6)),
+        ("weak older match", 0.30, ("2026-09-01", "memory/2026-09-01.md", 1)),
+    ]
+    assert _first(items) == [
+        "opening entry",  # oldest day, earliest line of that day
+        "reference table",  # undated or not naming it: keeps its place
+        "mitigated, same day",
+        "short later mention",
+        "weak older match",  # not a close rival: stays where it was
+    ]
+    assert _first(items[:1]) == ["short later mention"]
+    assert _first([]) == []

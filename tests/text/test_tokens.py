@@ -12,6 +12,7 @@ from memdir.text import (
     FTS_TOKENIZE,
     fts_document,
     fts_query,
+    identifier_spans,
     match_text,
     term_matcher,
     word_tokens,
@@ -265,3 +266,18 @@ def test_named_words_are_capitalised_where_no_sentence_starts() -> None:
     assert named_words("Which ticket replaced the one closed at the Oct 13 EU meeting?") == {"eu"}
     assert named_words("Done. Then we met Tang Ning on Friday") == {"tang", "ning"}
     assert named_words("what did mo's team decide") == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("What was OPS-1324 about?", ["OPS-1324"]),
+        ("`0x80AC` 和 max_inflight", ["0x80AC", "max_inflight"]),
+        ("PR #482 改了什么", ["PR #482"]),
+        ("issue #17 and v1.13.2", ["issue #17", "v1.13.2"]),
+        ("p99 告警 on-call 1234", ["p99"]),  # a bare number and on-call are no identifiers
+        ("nothing here", []),
+    ],
+)
+def test_identifier_spans(text: str, names: list[str]) -> None:
+    assert [text[a:b] for a, b in identifier_spans(text)] == names

@@ -9,17 +9,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from memdir.chunking import embed_input
 from memdir.config import MAX_RESULTS, Config
 from memdir.errors import EmbeddingError, UsageError
 from memdir.index import ChunkRow
 from memdir.index.backend import IndexBackend
+from memdir.markdown import file_date
 from memdir.search.decay import decay_multiplier, timestamp_for
 from memdir.search.hybrid import Candidate, merge, normalise_weights
 from memdir.search.keyword import QueryProfile, keyword_search, query_profile
-from memdir.search.recency import asks_about_now, latest_first
+from memdir.search.recency import (
+    asks_about_now,
+    asks_what_it_is,
+    first_mention_first,
+    latest_first,
+)
 from memdir.search.results import SearchResponse, SearchResult, citation_for, make_snippet
 from memdir.search.threads import Assist, LazyPool
-from memdir.text import replace_surrogates
+from memdir.text import fts_query_terms, match_text, replace_surrogates, term_matcher
 
 __all__ = [
     "MAX_QUERY_CHARS",
@@ -236,6 +243,26 @@ def _text_weight(settings: SearchSettings, keyword_hits: Sequence[tuple[int, flo
     return weight
 
 
+def _mention_test(identifier: str) -> Callable[[str], bool]:
+    """Whether a chunk's text (as :func:`memdir.text.match_text` has it) names ``identifier``."""
+    tests = [term_matcher(t) for t in fts_query_terms(identifier)]
+    return lambda body: all(test(body) for test in tests)
+
+
+def _where(
+    rows: dict[int, ChunkRow], c: Candidate, names: Callable[[str], bool]
+) -> tuple[str, str, int] | None:
+    """``(date, path, start line)`` of a candidate's chunk when it lies in a dated log (a
+    file named by its date) and names what the question asks about; else ``None``. A note
+    with an ``Updated:`` date says when it was last edited, not when the name first came up."""
+    row = rows.get(c.chunk_id)
+    if row is None or not row.date or file_date(row.path) is None:
+        return None
+    if not names(match_text(embed_input(row.context, row.text))):
+        return None
+    return (row.date, row.path, row.start_line)
+
+
 def _shorten(text: str, limit: int) -> str:
     """The first ``limit`` characters of ``text``, ending at a space rather than inside a word
     when there is one in the second half."""
@@ -387,6 +414,11 @@ def run_search(
             candidates,
             lambda c: c.score,
             lambda c: rows[c.chunk_id].date if c.chunk_id in rows else None,
+        )
+    elif (named := asks_what_it_is(text)) is not None:
+        names = _mention_test(named)
+        candidates = first_mention_first(
+            candidates, lambda c: c.score, lambda c: _where(rows, c, names)
         )
     if settings.mmr_enabled:
         from memdir.search.mmr import mmr_rerank  # off by default: not imported until used

@@ -44,6 +44,7 @@ __all__ = [
     "fts_match",
     "fts_query",
     "fts_query_terms",
+    "identifier_spans",
     "is_utf8_encodable",
     "match_text",
     "named_words",
@@ -238,6 +239,30 @@ def _is_identifier(span: str) -> bool:
     """Whether a joined span names something exactly: it has a digit, an underscore, an
     upper-case letter or a separator other than a hyphen ("on-call" stays two words)."""
     return any(c.isdigit() or c == "_" or c.isupper() or c in "./:=#@+" for c in span)
+
+
+def identifier_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` names identifiers (``OPS-1234``, ``v1.13.2``, ``max_tokens=8192``, and
+    single words with a digit or an underscore: ``0x80AB``, ``max_inflight``), and numbers
+    of pull requests or issues (``PR #482``, ``#17``), as ``(start, end)`` offsets."""
+    spans = [m.span() for m in _IDENTIFIER.finditer(text) if _is_identifier(m.group())]
+    spans += [m.span() for m in _NUMBERED.finditer(text)]
+    taken = [False] * (len(text) + 1)
+    for a, b in spans:
+        taken[a:b] = [True] * (b - a)
+    for m in _LONE_IDENTIFIER.finditer(text):
+        word = m.group()
+        if not taken[m.start()] and ("_" in word or (_has_digit(word) and not word.isdigit())):
+            spans.append(m.span())
+    return sorted(spans)
+
+
+_NUMBERED = re.compile(r"(?:\b(?:PR|MR|pr|mr|[Ii]ssue)[ \t]*)?(?<![\w#])#\d+\b")
+_LONE_IDENTIFIER = re.compile(r"(?<![\w])[A-Za-z0-9_]+(?![\w])", re.ASCII)
+
+
+def _has_digit(word: str) -> bool:
+    return any(c.isdigit() for c in word)
 
 
 def _content_pieces(run: str) -> list[str]:
