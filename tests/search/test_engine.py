@@ -412,3 +412,42 @@ def test_a_question_about_a_name_memory_never_uses_is_not_answered(tmp_path: Pat
     assert answered("Did ledger move card payments to paypal?")
     assert answered("Did ledger move card payments to Stripe?")
     index.close()
+
+
+class _Nearest:
+    """A vector half that finds only ``near`` and knows the similarity of every chunk."""
+
+    def __init__(self, near: list[tuple[int, float]], every: dict[int, float]) -> None:
+        self.near, self.every = near, every
+        self.asked: list[int] = []
+
+    def search(self, query: str, limit: int, assist: object = None) -> list[tuple[int, float]]:
+        return list(self.near)
+
+    def scores(self, query: str, chunk_ids: list[int]) -> list[tuple[int, float]]:
+        self.asked.extend(chunk_ids)
+        return [(cid, self.every[cid]) for cid in chunk_ids if cid in self.every]
+
+
+def test_vector_search_also_judges_the_chunks_naming_an_identifier(tmp_path: Path) -> None:
+    """An invoice number means nothing to an embedder: the note naming it can lie far from the
+    question in meaning and miss the nearest chunks. Vector search adds the chunks naming an
+    identifier of the question, judged by their true similarity."""
+    index = Index.open(tmp_path / "index.sqlite")
+    invoice = add_note(index, "a.md", "INV-2026-08-00417 was issued twice to the Lyon tenant")
+    other = add_note(index, "b.md", "invoices are issued on the first working day")
+    vectors = _Nearest([(other, 0.8)], {invoice: 0.6, other: 0.8})
+    settings = SearchSettings(mode="vector", min_score=0.0)
+    response = run_search(
+        index, "What is INV-2026-08-00417?", settings, workspace=tmp_path, vectors=vectors
+    )
+    # asked what the invoice is, the note naming it comes first; the other one is halved
+    assert [r.path for r in response.results] == ["a.md", "b.md"]
+    assert vectors.asked == [invoice]
+    assert response.results[1].score == pytest.approx(0.8 * engine.UNNAMED_FACTOR)
+    # a question with no identifier asks for nothing more
+    vectors.asked.clear()
+    plain = run_search(
+        index, "when are invoices issued", settings, workspace=tmp_path, vectors=vectors
+    )
+    assert [r.path for r in plain.results] == ["b.md"] and vectors.asked == []

@@ -103,3 +103,29 @@ def test_what_a_ticket_was_is_answered_where_it_was_opened(tmp_path: Path) -> No
         assert _paths(mem, "Tell me about OPS-1324")[0] == "memory/2026-10-03.md"
         # Another question about it keeps the order by score.
         assert _paths(mem, "OPS-1324 closed")[0] == "memory/2026-10-09.md"
+
+
+def test_asked_what_a_ticket_is_a_note_not_naming_it_comes_after(tmp_path: Path) -> None:
+    files = {
+        "memory/projects/ledger.md": (
+            "# ledger\n\n## 已知问题\n- 问题一：webhook 不幂等\n- 问题二：PG 13 到期，问题很多\n"
+        ),
+        "memory/2026-11-17.md": (
+            "# 2026-11-17\n\n- 09:30 standup, nothing new\n- 12:00 lunch with the team\n"
+            "- 14:00 BILL-466：新的 invoice PDF 模板里中文公司名显示成方块，镜像里没装 CJK 字体\n"
+            "- 15:30 got the new Figma template from the designer\n"
+        ),
+    }
+    for day, note in enumerate(
+        ["the weekly sync moved to Thursday", "paired with Lin on the retry storm",
+         "read the NATS JetStream docs", "dentist at 15:00", "booked the train to Hangzhou",
+         "午饭吃了牛肉面", "下午开会讨论季度计划"],
+        start=20,
+    ):  # fmt: skip
+        files[f"memory/2026-11-{day}.md"] = f"# 2026-11-{day}\n\n- 10:00 {note}\n"
+    with Memory(_ws(tmp_path, files), overrides=KEYWORD_ONLY) as mem:
+        # The note headed 已知问题 matches the question's other word (问题) best, but it is not
+        # about BILL-466; the one line naming the ticket answers what it is.
+        # (The order is the point here: in so small a memory both score under the floor.)
+        hits = mem.search("BILL-466 是什么问题？", mode="keyword", min_score=0)
+        assert [h.path for h in hits][:2] == ["memory/2026-11-17.md", "memory/projects/ledger.md"]

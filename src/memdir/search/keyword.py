@@ -69,6 +69,11 @@ def term_weight(term: str) -> float:
     return 1.0
 
 
+def is_identifier_term(term: str) -> bool:
+    """Whether a query term is an identifier (:data:`IDENTIFIER_WEIGHT`)."""
+    return term_weight(term) == IDENTIFIER_WEIGHT
+
+
 def _has_digit(term: str) -> bool:
     return any(c.isdigit() for c in term)
 
