@@ -1,0 +1,92 @@
+"""Issue #11's rule for exact matches, checked on the agent-memory bench: "a note containing every
+rare term of the question ranks in the top 3 in every mode".
+
+    python bench/agentmem/named.py [--split tune|test|all] [--provider local]
+
+The rare terms of a question are the identifiers it names that memory holds (``OPS-1324``,
+``max_inflight``, ``INV-2026-08-00417``: what memdir searches as a phrase and weighs double).
+For every question with at least one chunk naming all of them, the script asks each mode
+(keyword, vector, hybrid; no score floor) for its first three results and counts the questions
+where none of them is such a chunk. Writes ``bench/results/agentmem-named[-<split>].json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+import shutil  # noqa: E402
+import tempfile  # noqa: E402
+
+from check import QUESTIONS, WORKSPACE, load  # noqa: E402
+
+from common import RESULTS_DIR, Store, environment, print_table, write_results  # noqa: E402
+from memdir.chunking import embed_input  # noqa: E402
+from memdir.search.keyword import is_identifier_term  # noqa: E402
+from memdir.text import fts_query_terms, match_text, term_matcher  # noqa: E402
+
+MODES = ("keyword", "vector", "hybrid")
+TOP = 3
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--split", choices=("tune", "test", "all"), default="tune")
+    parser.add_argument("--provider", default="local")
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+    questions = [q for q in load(QUESTIONS) if args.split == "all" or q["split"] == args.split]
+    checked = 0
+    missed: dict[str, list[str]] = {mode: [] for mode in MODES}
+    with tempfile.TemporaryDirectory(prefix="memdir-named-") as tmp:
+        root = Path(tmp) / "workspace"
+        shutil.copytree(WORKSPACE, root)
+        with Store(root, {"embedding.provider": args.provider}, "hybrid", refresh=False) as store:
+            store.sync()
+            mem = store._mem
+            chunks = [
+                ((path, start), match_text(embed_input(context, text)))
+                for path, start, text, context in mem.index.read(
+                    "SELECT path, start_line, text, context FROM chunks", []
+                )
+            ]
+            for q in questions:
+                names = [t for t in fts_query_terms(q["question"]) if is_identifier_term(t)]
+                tests = [term_matcher(t) for t in names]
+                naming = {key for key, body in chunks if tests and all(t(body) for t in tests)}
+                if not naming:
+                    continue
+                checked += 1
+                for mode in MODES:
+                    hits = mem.search(
+                        q["question"], max_results=TOP, min_score=0.0, mode=mode, refresh=False
+                    ).results
+                    if not {(h.path, h.start_line) for h in hits} & naming:
+                        missed[mode].append(q["id"])
+    rows = [[mode, checked, len(missed[mode]), ", ".join(missed[mode])] for mode in MODES]
+    print(f"{checked} questions of {len(questions)} ({args.split}) have a chunk naming every identifier")
+    print_table(["mode", "questions", f"none in top {TOP}", "ids"], rows)
+    out = args.out or RESULTS_DIR / f"agentmem-named-{args.split}.json"
+    write_results(
+        out,
+        {
+            "benchmark": "agentmem-named",
+            "split": args.split,
+            "questions": checked,
+            "top": TOP,
+            "missed": missed,
+            "settings": {"provider": args.provider},
+            "environment": environment(),
+        },
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
