@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
@@ -70,7 +69,9 @@ def main() -> int:
                     if not {(h.path, h.start_line) for h in hits} & naming:
                         missed[mode].append(q["id"])
     rows = [[mode, checked, len(missed[mode]), ", ".join(missed[mode])] for mode in MODES]
-    print(f"{checked} questions of {len(questions)} ({args.split}) have a chunk naming every identifier")
+    print(
+        f"{checked} questions of {len(questions)} ({args.split}) have a chunk naming every identifier"
+    )
     print_table(["mode", "questions", f"none in top {TOP}", "ids"], rows)
     out = args.out or RESULTS_DIR / f"agentmem-named-{args.split}.json"
     write_results(
