@@ -49,8 +49,6 @@ def test_cjk_question_words_are_not_terms() -> None:
         '"佐" OR "佐藤" OR "藤" OR "東" OR "東京" OR "京" OR "来"'
     )
     assert fts_query("ひらがな") == '"ひ" OR "ひら" OR "ら" OR "らが" OR "が" OR "がな" OR "な"'
-    # A particle between words of another script is no term either.
-    assert fts_query("atlas の Python には") == '"atlas" OR "python"'
     # "when", "about", "back then" are no terms either (的时候, 大概, 当初, 現在)
     assert fts_query("报错的时候大概重试几次") == '"报" OR "报错" OR "错" OR "重" OR "重试" OR "试"'
     assert fts_query("当初选 NATS") == '"选" OR "nats"'

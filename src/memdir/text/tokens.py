@@ -221,7 +221,6 @@ def _function_re() -> re.Pattern[str]:
 
 
 _HIRAGANA = re.compile("[\u3040-\u309f]+")
-_PARTICLES = frozenset("のはがをにでともへやかねよ")
 _HANGUL_RUN = re.compile("[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]+")
 _KOREAN_PARTICLES = (
     "에서", "으로", "에게", "한테", "까지", "부터", "처럼", "보다",
@@ -270,14 +269,10 @@ def _content_pieces(run: str) -> list[str]:
     """A CJK run of a query without its function words, as the pieces between them.
 
     Hiragana is dropped from runs that also hold kanji or katakana: in a Japanese question it
-    is particles and inflection (東京に来ますか → 東京, 来); a run of hiragana alone is kept,
-    unless it is one or two particles between words of another script (``atlas の Python``,
-    ``Slack には``).
+    is particles and inflection (東京に来ますか → 東京, 来); a run of hiragana alone is kept.
     """
     if _HANGUL_RUN.fullmatch(run):
         return [_korean_piece(run)] if _korean_piece(run) else []
-    if len(run) <= 2 and all(c in _PARTICLES for c in run):
-        return []
     pieces = [p for p in _function_re().split(run) if p]
     if _HIRAGANA.sub("", run):  # not hiragana only
         pieces = [q for p in pieces for q in _HIRAGANA.split(p) if q]
