@@ -141,3 +141,24 @@ def test_an_identifier_memory_lacks_is_a_lacked_name(tmp_path: Path) -> None:
         assert lacks("What was the ledger error rate target for PayPal?")
         assert not lacks("What was the ledger error rate target for paypal?")
         assert not lacks("What is the target in Oct for the ledger error rate?")
+
+
+def test_an_identifier_written_otherwise_is_no_lacked_name(tmp_path: Path) -> None:
+    (tmp_path / "MEMORY.md").write_text(
+        "# Memory\n\n- Histones are degraded in a manner dependent on Rad53 kinase.\n"
+        "- Ticket OPS 1200 was about a full disk; 9999 is the test PIN.\n- Tea with lemon.\n"
+    )
+    with Memory(tmp_path, overrides={"embedding.provider": "none"}) as mem:
+        mem.sync()
+
+        def lacks(query: str) -> bool:
+            profile = query_profile(mem.index, query, stopwords=STOP_WORDS)
+            assert profile is not None
+            return profile.lacks_a_name
+
+        # memory holds Rad53, the word of the identifier that mixes letters and digits: the
+        # compound is written otherwise, not unknown (SciFact: "a Rad53-dependent mechanism")
+        assert not lacks("Are histones degraded by a Rad53-dependent mechanism?")
+        assert lacks("Are histones degraded by a Mec1-dependent mechanism?")
+        # "ops" and "9999" are held apart, yet the ticket is unknown
+        assert lacks("What was the ticket OPS-9999 about, the disk?")

@@ -178,7 +178,8 @@ def query_profile(
     grams = [t for t in terms if len(t) == 2 and _is_cjk_gram(t)]
     chars = [g[0] for g in grams] + [g[1] for g in grams]
     offered = _bridges(index, query, terms) if bridges else {}
-    wanted = [*terms, *chars, *(w for words in offered.values() for w in words)]
+    pieces = [w for t in terms if " " in t for w in t.split()]  # an identifier's words
+    wanted = [*terms, *chars, *pieces, *(w for words in offered.values() for w in words)]
     total, dfs = index.term_dfs(list(dict.fromkeys(wanted)))
     bridged = {
         t: held[:BRIDGES_PER_TERM]
@@ -223,12 +224,25 @@ def _lacks_a_name(
 ) -> bool:
     names = named_words(query)
     lacked = {
-        t for t in terms if not held_by[t] and (t in names or term_weight(t) == IDENTIFIER_WEIGHT)
+        t
+        for t in terms
+        if not held_by[t]
+        and (t in names or (term_weight(t) == IDENTIFIER_WEIGHT and _unknown(t, dfs)))
     }
     if not lacked:
         return False
     # memory writes the name's script: it holds another Latin-script word of the query as it is
     return any(dfs[t] > 0 and t.isascii() and not t.isdigit() for t in terms if t not in lacked)
+
+
+def _unknown(identifier: str, dfs: dict[str, int]) -> bool:
+    """Whether memory knows nothing of an identifier it does not hold as written: it holds
+    none of its words that mix letters and digits. ``Rad53-dependent`` and ``NOX2-independent``
+    are written otherwise in notes that hold Rad53 and NOX2, and name nothing memory lacks;
+    OPS-9999 is unknown though memory holds "ops" and "9999" apart."""
+    words = identifier.split()
+    mixed = [w for w in words if any(c.isdigit() for c in w) and any(c.isalpha() for c in w)]
+    return len(words) < 2 or not any(dfs.get(w, 0) for w in mixed)
 
 
 BRIDGES_PER_TERM = 4
