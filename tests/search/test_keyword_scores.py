@@ -123,42 +123,41 @@ def test_a_name_memory_never_uses_halves_keyword_scores(tmp_path: Path) -> None:
     ]
 
 
+def _lacks(tmp_path: Path, memory: str, queries: list[str]) -> list[bool]:
+    """:attr:`QueryProfile.lacks_a_name` of each query against a MEMORY.md of ``memory``."""
+    (tmp_path / "MEMORY.md").write_text(memory)
+    with Memory(tmp_path, overrides={"embedding.provider": "none"}) as mem:
+        mem.sync()
+        profiles = [query_profile(mem.index, q, stopwords=STOP_WORDS) for q in queries]
+    return [p is not None and p.lacks_a_name for p in profiles]
+
+
 def test_an_identifier_memory_lacks_is_a_lacked_name(tmp_path: Path) -> None:
-    (tmp_path / "MEMORY.md").write_text(
+    memory = (
         "# Memory\n\n- The Q3 target for the ledger error rate is 0.1%.\n"
         "- Relay runs on NATS.\n- Tea with lemon.\n"
     )
-    with Memory(tmp_path, overrides={"embedding.provider": "none"}) as mem:
-        mem.sync()
-
-        def lacks(query: str) -> bool:
-            profile = query_profile(mem.index, query, stopwords=STOP_WORDS)
-            assert profile is not None
-            return profile.lacks_a_name
-
-        assert lacks("What is the Q2 target for the ledger error rate?")
-        assert not lacks("What is the Q3 target for the ledger error rate?")
-        assert lacks("What was the ledger error rate target for PayPal?")
-        assert not lacks("What was the ledger error rate target for paypal?")
-        assert not lacks("What is the target in Oct for the ledger error rate?")
+    queries = {
+        "What is the Q2 target for the ledger error rate?": True,
+        "What is the Q3 target for the ledger error rate?": False,
+        "What was the ledger error rate target for PayPal?": True,
+        "What was the ledger error rate target for paypal?": False,
+        "What is the target in Oct for the ledger error rate?": False,
+    }
+    assert _lacks(tmp_path, memory, list(queries)) == list(queries.values())
 
 
 def test_an_identifier_written_otherwise_is_no_lacked_name(tmp_path: Path) -> None:
-    (tmp_path / "MEMORY.md").write_text(
+    memory = (
         "# Memory\n\n- Histones are degraded in a manner dependent on Rad53 kinase.\n"
         "- Ticket OPS 1200 was about a full disk; 9999 is the test PIN.\n- Tea with lemon.\n"
     )
-    with Memory(tmp_path, overrides={"embedding.provider": "none"}) as mem:
-        mem.sync()
-
-        def lacks(query: str) -> bool:
-            profile = query_profile(mem.index, query, stopwords=STOP_WORDS)
-            assert profile is not None
-            return profile.lacks_a_name
-
+    queries = {
         # memory holds Rad53, the word of the identifier that mixes letters and digits: the
         # compound is written otherwise, not unknown (SciFact: "a Rad53-dependent mechanism")
-        assert not lacks("Are histones degraded by a Rad53-dependent mechanism?")
-        assert lacks("Are histones degraded by a Mec1-dependent mechanism?")
+        "Are histones degraded by a Rad53-dependent mechanism?": False,
+        "Are histones degraded by a Mec1-dependent mechanism?": True,
         # "ops" and "9999" are held apart, yet the ticket is unknown
-        assert lacks("What was the ticket OPS-9999 about, the disk?")
+        "What was the ticket OPS-9999 about, the disk?": True,
+    }
+    assert _lacks(tmp_path, memory, list(queries)) == list(queries.values())
