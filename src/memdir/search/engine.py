@@ -283,15 +283,14 @@ def _mention_test(identifier: str) -> Callable[[str], bool]:
 
 
 def _where(
-    rows: dict[int, ChunkRow], c: Candidate, names: Callable[[str], bool]
+    rows: dict[int, ChunkRow], c: Candidate, naming: set[int]
 ) -> tuple[str, str, int] | None:
     """``(date, path, start line)`` of a candidate's chunk when it lies in a dated log (a
-    file named by its date) and names what the question asks about; else ``None``. A note
-    with an ``Updated:`` date says when it was last edited, not when the name first came up."""
+    file named by its date) and names what the question asks about (is in ``naming``); else
+    ``None``. A note with an ``Updated:`` date says when it was last edited, not when the
+    name first came up."""
     row = rows.get(c.chunk_id)
-    if row is None or not row.date or file_date(row.path) is None:
-        return None
-    if not names(match_text(embed_input(row.context, row.text))):
+    if row is None or c.chunk_id not in naming or not row.date or file_date(row.path) is None:
         return None
     return (row.date, row.path, row.start_line)
 
@@ -454,9 +453,14 @@ def run_search(
         )
     elif (named := asks_what_it_is(text)) is not None:
         names = _mention_test(named)
+        naming = {
+            c.chunk_id
+            for c in candidates
+            if c.chunk_id in rows
+            and names(match_text(embed_input(rows[c.chunk_id].context, rows[c.chunk_id].text)))
+        }
         for c in candidates:
-            row = rows.get(c.chunk_id)
-            if row is not None and not names(match_text(embed_input(row.context, row.text))):
+            if c.chunk_id not in naming:
                 c.score *= UNNAMED_FACTOR
         candidates.sort(
             key=lambda c: (
@@ -466,7 +470,7 @@ def run_search(
             )
         )
         candidates = first_mention_first(
-            candidates, lambda c: c.score, lambda c: _where(rows, c, names)
+            candidates, lambda c: c.score, lambda c: _where(rows, c, naming)
         )
     if settings.mmr_enabled:
         from memdir.search.mmr import mmr_rerank  # off by default: not imported until used
