@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 import sqlite3
 import unicodedata
 
@@ -281,3 +282,19 @@ def test_named_words_are_capitalised_where_no_sentence_starts() -> None:
 )
 def test_identifier_spans(text: str, names: list[str]) -> None:
     assert [text[a:b] for a, b in identifier_spans(text)] == names
+
+
+def test_identifier_matching_starts_only_where_a_word_starts() -> None:
+    """The lookbehind (and possessive runs) that keep a long word linear change no match: the
+    spans are those of the plain pattern, on random text of word characters, separators, CJK and spaces."""
+    from memdir.text import tokens
+
+    pattern = tokens._IDENTIFIER.pattern
+    plain = re.compile(pattern.replace(f"(?<!{tokens._WORD_CHAR})", "", 1).replace("++", "+"))
+    assert plain.pattern != tokens._IDENTIFIER.pattern
+    rng = random.Random(11)
+    alphabet = "aZ9_-./:=#@+ 是ーé"
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 24)))
+        spans = [m.span() for m in tokens._IDENTIFIER.finditer(text)]
+        assert spans == [m.span() for m in plain.finditer(text)], text

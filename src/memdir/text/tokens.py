@@ -232,7 +232,10 @@ _KOREAN_FUNCTION = frozenset(
 
 # An identifier: words joined by -./:=#@+ ("OPS-1234", "v1.13.2", "max_tokens=8192",
 # "deploy/relay/values.yaml"). Searched as a phrase of its words, not as loose words.
-_IDENTIFIER = re.compile(f"{_WORD_CHAR}+(?:[-./:=#@+]{_WORD_CHAR}+)+")
+# It starts only where a run of word characters starts (the lookbehind), which changes no match
+# but keeps a long run without a separator linear: tried at every offset, a 2,000-character
+# word took 56 ms.
+_IDENTIFIER = re.compile(f"(?<!{_WORD_CHAR}){_WORD_CHAR}++(?:[-./:=#@+]{_WORD_CHAR}++)+")
 
 
 def _is_identifier(span: str) -> bool:
