@@ -87,6 +87,9 @@ def test_how_many_rivals_and_how_close_are_bounded() -> None:
         ("What happened in OPS-1243?", "OPS-1243"),
         ("What does max_inflight mean?", "max_inflight"),
         ("Tell me about v1.13.2", "v1.13.2"),
+        ("explain the error 0x80AB", "0x80AB"),
+        ("What is the change request CHG-2208?", "CHG-2208"),
+        ("What was the branch feat/adyen-sandbox for?", "feat/adyen-sandbox"),
         ("OPS-1243 是什么事故？", "OPS-1243"),
         ("`0x80AC` 是什么错误？", "0x80AC"),
         ("ATL-305 修的是什么 bug？", "ATL-305"),
@@ -108,6 +111,9 @@ def test_questions_asking_what_an_identifier_is(query: str, named: str) -> None:
         "What was the relay outage about?",  # no identifier
         "週次フィード `hoshimi_weekly` のチケット番号は何ですか？",  # asks for another thing
         "OPS-1243 的根因是什么？",
+        "What is the status of OPS-1243?",  # its latest state, not what it is
+        "What was the root cause of OPS-1243?",
+        "OPS-1243 是什么时候修的？",  # when, not what
     ],
 )
 def test_other_questions_do_not_ask_what_an_identifier_is(query: str) -> None:

@@ -41,16 +41,30 @@ _NOW = re.compile(
     re.IGNORECASE,
 )
 
+_KIND_WORDS = (
+    "ticket", "issue", "bug", "error", "code", "incident", "outage", "pr", "pull", "merge",
+    "request", "mr", "change", "commit", "branch", "feature", "repo", "repository", "config",
+    "setting", "key", "flag", "option", "variable", "env", "file", "script", "job", "task",
+    "table", "migration", "alert", "metric", "dashboard", "version", "release", "build",
+    "command", "tool", "service", "endpoint", "queue", "topic", "host", "node", "cluster",
+    "namespace", "invoice", "order", "project", "epic", "doc", "document", "page", "channel",
+)  # fmt: skip
+_KIND = f"(?:(?:{'|'.join(_KIND_WORDS)})\\s+){{1,2}}"
+"""What may stand before the identifier in "what was the ticket OPS-1234" or "what is the
+change request CHG-2208": one or two words for a kind of thing, not any words ("what is the
+status of OPS-1234" asks for its latest state, not what it is)."""
+
 # A question asking what one identifier (written here as \x00) is, was, means or changed.
 _WHAT_IT_IS = re.compile(
     r"(?:(?:so|and|remind\s+me)[,\s]+)?(?:"
-    r"(?:what|which)(?:\s+(?:is|was|are|were)|'s)\s+(?:(?:the|an?)\s+)?(?:[a-z]+\s+){0,2}?\x00"
-    r"(?:\s+(?:about|for|again))?"
+    r"(?:what|which)(?:\s+(?:is|was|are|were)|'s)\s+(?:(?:the|an?)\s+)?(?:"
+    + _KIND
+    + r")?\x00(?:\s+(?:about|for|again))?"
     r"|what\s+(?:happened|went\s+wrong)\s+(?:in|with|to|on|during)\s+\x00"
     r"|what\s+(?:does|did)\s+\x00\s+(?:mean|do|change|fix|refer\s+to|stand\s+for|say)"
-    r"|(?:tell\s+me\s+about|explain|describe)\s+(?:(?:the|an?)\s+)?(?:[a-z]+\s+)?\x00"
+    r"|(?:tell\s+me\s+about|explain|describe)\s+(?:(?:the|an?)\s+)?(?:" + _KIND + r")?\x00"
     r"|\x00\s*(?:是|指的是|讲的是|说的是|修的是|改的是|做的是|改了|修了|做了|干了)\s*(?:什么|啥|哪个)"
-    r"\s*(?:[\u4e00-\u9fff]{0,4}|[a-z]+)"
+    r"(?!时候|时间|地方)\s*(?:[\u4e00-\u9fff]{0,4}|[a-z]+)"
     r"|\x00\s*(?:是怎么回事|怎么回事|是干什么的|是干嘛的|是做什么的)"
     r"|什么是\s*\x00"
     r"|\x00\s*(?:は|って|とは)\s*(?:何|なん|なに|どんな|どういう)[\u3040-\u30ff\u4e00-\u9fff]{0,12}"
