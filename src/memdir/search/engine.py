@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from memdir.chunking import embed_input
 from memdir.config import MAX_RESULTS, Config
 from memdir.errors import EmbeddingError, UsageError
 from memdir.index import ChunkRow
@@ -21,6 +20,7 @@ from memdir.search.keyword import (
     QueryProfile,
     is_identifier_term,
     keyword_search,
+    match_body,
     query_profile,
 )
 from memdir.search.recency import (
@@ -31,7 +31,7 @@ from memdir.search.recency import (
 )
 from memdir.search.results import SearchResponse, SearchResult, citation_for, make_snippet
 from memdir.search.threads import Assist, LazyPool
-from memdir.text import fts_match, fts_query_terms, match_text, replace_surrogates, term_matcher
+from memdir.text import fts_match, fts_query_terms, replace_surrogates, term_matcher
 
 __all__ = [
     "MAX_QUERY_CHARS",
@@ -276,10 +276,16 @@ def _naming_chunks(
     return [(row.chunk.id, 0.0) for row in rows]
 
 
-def _mention_test(identifier: str) -> Callable[[str], bool]:
-    """Whether a chunk's text (as :func:`memdir.text.match_text` has it) names ``identifier``."""
+def _naming(
+    identifier: str, candidates: Sequence[Candidate], rows: dict[int, ChunkRow]
+) -> set[int]:
+    """The ids of the candidates whose chunk names ``identifier`` (all its terms)."""
     tests = [term_matcher(t) for t in fts_query_terms(identifier)]
-    return lambda body: all(test(body) for test in tests)
+    return {
+        c.chunk_id
+        for c in candidates
+        if c.chunk_id in rows and all(test(match_body(rows[c.chunk_id])) for test in tests)
+    }
 
 
 def _where(
@@ -442,33 +448,23 @@ def run_search(
             abs_path_for,
             now if now is not None else time.time(),
         )
+    about_now = asks_about_now(text)
+    named = None if about_now else asks_what_it_is(text)
+    naming = _naming(named, candidates, rows) if named is not None else set()
+    if named is not None:
+        for c in candidates:
+            if c.chunk_id not in naming:
+                c.score *= UNNAMED_FACTOR
     candidates.sort(
         key=lambda c: (-c.score, rows[c.chunk_id].path if c.chunk_id in rows else "", c.chunk_id)
     )
-    if asks_about_now(text):
+    if about_now:
         candidates = latest_first(
             candidates,
             lambda c: c.score,
             lambda c: rows[c.chunk_id].date if c.chunk_id in rows else None,
         )
-    elif (named := asks_what_it_is(text)) is not None:
-        names = _mention_test(named)
-        naming = {
-            c.chunk_id
-            for c in candidates
-            if c.chunk_id in rows
-            and names(match_text(embed_input(rows[c.chunk_id].context, rows[c.chunk_id].text)))
-        }
-        for c in candidates:
-            if c.chunk_id not in naming:
-                c.score *= UNNAMED_FACTOR
-        candidates.sort(
-            key=lambda c: (
-                -c.score,
-                rows[c.chunk_id].path if c.chunk_id in rows else "",
-                c.chunk_id,
-            )
-        )
+    elif named is not None:
         candidates = first_mention_first(
             candidates, lambda c: c.score, lambda c: _where(rows, c, naming)
         )

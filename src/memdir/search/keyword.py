@@ -110,7 +110,7 @@ def keyword_search(
         if len(terms) == 1:
             share = 1.0 if mass else 0.0  # FTS5 matched the one term: nothing to test
         else:
-            body = match_text(embed_input(row.chunk.context, row.chunk.text))
+            body = match_body(row.chunk)
             share = sum(weight[t] for t, h in zip(terms, holds, strict=True) if h(body))
             share = share / mass if mass else 0.0
         score = PRESENCE_WEIGHT * min(1.0, share) + (1 - PRESENCE_WEIGHT) * coverage_score(
@@ -212,7 +212,7 @@ def query_profile(
         weights=weights,
         mass=held + ABSENT_WEIGHT * absent,
         bm25_mass=sum(fts5_idf(total, dfs[t]) for t in terms),
-        holds_identifier=any(held_by[t] and term_weight(t) == IDENTIFIER_WEIGHT for t in kept),
+        holds_identifier=any(held_by[t] and is_identifier_term(t) for t in kept),
         lacks_a_name=_lacks_a_name(query, kept, held_by, dfs),
         bridges=bridged,
         absent_share=absent / (held + absent) if held > 0 else 0.0,
@@ -226,8 +226,7 @@ def _lacks_a_name(
     lacked = {
         t
         for t in terms
-        if not held_by[t]
-        and (t in names or (term_weight(t) == IDENTIFIER_WEIGHT and _unknown(t, dfs)))
+        if not held_by[t] and (t in names or (is_identifier_term(t) and _unknown(t, dfs)))
     }
     if not lacked:
         return False
@@ -241,7 +240,7 @@ def _unknown(identifier: str, dfs: dict[str, int]) -> bool:
     are written otherwise in notes that hold Rad53 and NOX2, and name nothing memory lacks;
     OPS-9999 is unknown though memory holds "ops" and "9999" apart."""
     words = identifier.split()
-    mixed = [w for w in words if any(c.isdigit() for c in w) and any(c.isalpha() for c in w)]
+    mixed = [w for w in words if _has_digit(w) and any(c.isalpha() for c in w)]
     return len(words) < 2 or not any(dfs.get(w, 0) for w in mixed)
 
 
@@ -298,6 +297,12 @@ def _holder(term: str, bridges: Sequence[str]) -> Callable[[str], bool]:
 
 def _is_cjk_gram(term: str) -> bool:
     return not term.isascii() and " " not in term and all(not c.isascii() for c in term)
+
+
+def match_body(chunk: ChunkRow) -> str:
+    """A chunk's heading path and text as :func:`memdir.text.term_matcher` reads them: what a
+    query term must be found in for the chunk to hold it."""
+    return match_text(embed_input(chunk.context, chunk.text))
 
 
 def heading_text(chunk: ChunkRow) -> str:

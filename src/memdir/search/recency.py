@@ -120,9 +120,9 @@ def first_mention_first(
     if n < 2:
         return items
     head = items[:n]
-    slots = [i for i, x in enumerate(head) if where(x) is not None]
-    ordered = sorted((head[i] for i in slots), key=lambda x: where(x) or ("", "", 0))
-    for i, x in zip(slots, ordered, strict=True):
+    dated = [(i, key) for i, x in enumerate(head) if (key := where(x)) is not None]
+    ordered = [head[i] for i, _ in sorted(dated, key=lambda t: t[1])]
+    for (i, _), x in zip(dated, ordered, strict=True):
         head[i] = x
     return head + items[n:]
 

@@ -255,17 +255,14 @@ def identifier_spans(text: str) -> list[tuple[int, int]]:
         taken[a:b] = [True] * (b - a)
     for m in _LONE_IDENTIFIER.finditer(text):
         word = m.group()
-        if not taken[m.start()] and ("_" in word or (_has_digit(word) and not word.isdigit())):
+        has_digit = any(c.isdigit() for c in word)
+        if not taken[m.start()] and ("_" in word or (has_digit and not word.isdigit())):
             spans.append(m.span())
     return sorted(spans)
 
 
 _NUMBERED = re.compile(r"(?:\b(?:PR|MR|pr|mr|[Ii]ssue)[ \t]*)?(?<![\w#])#\d+\b")
 _LONE_IDENTIFIER = re.compile(r"(?<![\w])[A-Za-z0-9_]+(?![\w])", re.ASCII)
-
-
-def _has_digit(word: str) -> bool:
-    return any(c.isdigit() for c in word)
 
 
 def _content_pieces(run: str) -> list[str]:
