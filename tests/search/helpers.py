@@ -1,4 +1,5 @@
-"""Helpers for search tests: single-chunk notes in an index; worker pools made ready to fork."""
+"""Helpers for search tests: workspaces of a few notes; single-chunk notes in an index; worker
+pools made ready to fork."""
 
 from __future__ import annotations
 
@@ -6,12 +7,22 @@ import sqlite3
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import numpy as np
 
 from memdir.chunking import Chunk
 from memdir.embed.fill import encode_vector
 from memdir.index import Index
+
+
+def write_notes(root: Path, files: dict[str, str]) -> Path:
+    """Write ``files`` (workspace-relative path → text, UTF-8) under ``root``; ``root``."""
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
 
 
 def add_note(

@@ -11,27 +11,28 @@ from memdir import Memory
 from memdir.search.keyword import query_profile
 from memdir.text.stopwords import STOP_WORDS
 
+from .helpers import write_notes
+
 
 @pytest.fixture
 def bilingual_notes(tmp_path: Path) -> Path:
-    (tmp_path / "memory").mkdir()
-    (tmp_path / "memory" / "2026-08-21.md").write_text(
-        "# 2026-08-21 周五\n\n"
-        "### 10:10 - ATL-212\nDAU dashboard 比实际高 6%，dedupe 窗口改成 48h。\n\n"
-        "### 12:30 - 吃饭\n午饭楼下兰州拉面，加了个蛋。\n\n"
-        "### 16:00 - 面试\n唐宁 onsite 表现不错，MySQL 分库分表经验很扎实。\n",
-        encoding="utf-8",
+    return write_notes(
+        tmp_path,
+        {
+            "memory/2026-08-21.md": (
+                "# 2026-08-21 周五\n\n"
+                "### 10:10 - ATL-212\nDAU dashboard 比实际高 6%，dedupe 窗口改成 48h。\n\n"
+                "### 12:30 - 吃饭\n午饭楼下兰州拉面，加了个蛋。\n\n"
+                "### 16:00 - 面试\n唐宁 onsite 表现不错，MySQL 分库分表经验很扎实。\n"
+            ),
+            "memory/2026-10-23.md": (
+                "# 2026-10-23 Fri\n\n### 09:30 - laptop\n"
+                "Got the new computer: ThinkPad X1, asset TW-LT-0457.\n\n"
+                "### 15:00 - deploy\nRelay v1.13.2 rolled out to staging.\n"
+            ),
+            "MEMORY.md": "# Memory\n\n- 老家杭州，父母住在那边。\n- Relay runs on NATS JetStream.\n",
+        },
     )
-    (tmp_path / "memory" / "2026-10-23.md").write_text(
-        "# 2026-10-23 Fri\n\n### 09:30 - laptop\nGot the new computer: ThinkPad X1, asset TW-LT-0457.\n\n"
-        "### 15:00 - deploy\nRelay v1.13.2 rolled out to staging.\n",
-        encoding="utf-8",
-    )
-    (tmp_path / "MEMORY.md").write_text(
-        "# Memory\n\n- 老家杭州，父母住在那边。\n- Relay runs on NATS JetStream.\n",
-        encoding="utf-8",
-    )
-    return tmp_path
 
 
 def _first(ws: Path, query: str, **overrides: object) -> tuple[str, int] | None:

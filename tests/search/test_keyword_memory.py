@@ -10,15 +10,9 @@ from pathlib import Path
 
 from memdir import Memory
 
+from .helpers import write_notes
+
 KEYWORD_ONLY = {"embedding.provider": "none"}
-
-
-def _ws(tmp_path: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        path = tmp_path / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return tmp_path
 
 
 def _paths(mem: Memory, query: str) -> list[str]:
@@ -33,7 +27,7 @@ def test_an_identifier_is_matched_as_a_whole_not_as_its_parts(tmp_path: Path) ->
     files["memory/ops-1243.md"] = "OPS-1243 fixed the retry storm in relay\n"
     files["memory/ops-1234.md"] = "OPS-1234 rotated the expiring TLS cert\n"
     files["memory/other.md"] = "1234 is also the PIN of the test phone, 13 of 2 left\n"
-    with Memory(_ws(tmp_path, files), overrides=KEYWORD_ONLY) as mem:
+    with Memory(write_notes(tmp_path, files), overrides=KEYWORD_ONLY) as mem:
         # As loose words ("ops" OR "1234") the 40 other OPS tickets and the PIN note compete;
         # as a phrase only the note that names OPS-1234 matches.
         assert _paths(mem, "OPS-1234") == ["memory/ops-1234.md"]
@@ -50,7 +44,7 @@ def test_a_chinese_question_about_a_ticket_finds_it(tmp_path: Path) -> None:
         "memory/2026-09-08.md": "TICKET-78 只是文档更新。\n",
         "memory/2026-09-09.md": "午饭吃了牛肉面，下午开会讨论季度计划。\n",
     }
-    with Memory(_ws(tmp_path, files), overrides=KEYWORD_ONLY) as mem:
+    with Memory(write_notes(tmp_path, files), overrides=KEYWORD_ONLY) as mem:
         # The question's function words (那次, 的, 是, 什么) and the bigrams that straddle them
         # appear in no note; they used to keep their IDF and sink the match under the floor.
         hits = mem.search("TICKET-77 那次的根因是什么?", mode="keyword")
@@ -63,7 +57,7 @@ def test_the_one_word_a_long_note_holds_is_not_hidden(tmp_path: Path) -> None:
     lines = [" ".join(f"w{i}x{j}" for j in range(12)) for i in range(60)]
     lines.insert(30, "the zephyrine valve was replaced")
     files["memory/long.md"] = "\n".join(lines) + "\n"
-    with Memory(_ws(tmp_path, files), overrides=KEYWORD_ONLY) as mem:
+    with Memory(write_notes(tmp_path, files), overrides=KEYWORD_ONLY) as mem:
         hits = mem.search("zephyrine", mode="keyword")
         # BM25's length normalisation scored its full-size chunk 0.10 among the tiny notes,
         # and "No matches." was printed.
@@ -78,7 +72,7 @@ def test_a_word_memory_never_saw_does_not_sink_a_full_match(tmp_path: Path) -> N
         "memory/b.md": "Lunch was noodles.\n",
         "memory/c.md": "The weekly sync moved to Tuesday.\n",
     }
-    with Memory(_ws(tmp_path, files), overrides=KEYWORD_ONLY) as mem:
+    with Memory(write_notes(tmp_path, files), overrides=KEYWORD_ONLY) as mem:
         assert _paths(mem, "narwhal exporter invoices quokkas") == ["memory/a.md"]
         # ... but a question about something memory never mentions is answered with nothing.
         assert _paths(mem, "quokkas kangaroos wombats noodles") == []
@@ -96,7 +90,7 @@ def test_what_a_ticket_was_is_answered_where_it_was_opened(tmp_path: Path) -> No
         "memory/projects/codes.md": "# Error codes\n\n| 0x80C3 | TLS | see OPS-1324 |\n",
         "memory/2026-09-01.md": "# 2026-09-01\n\n### 09:00 - standup\nNothing was opened.\n",
     }
-    with Memory(_ws(tmp_path, files), overrides=KEYWORD_ONLY) as mem:
+    with Memory(write_notes(tmp_path, files), overrides=KEYWORD_ONLY) as mem:
         # The later one-line mentions are short and score as well as the entry that opened
         # the ticket; for "what was it" the first mention in the logs comes first.
         assert _paths(mem, "What was OPS-1324?")[0] == "memory/2026-10-03.md"
@@ -123,7 +117,7 @@ def test_asked_what_a_ticket_is_a_note_not_naming_it_comes_after(tmp_path: Path)
         start=20,
     ):  # fmt: skip
         files[f"memory/2026-11-{day}.md"] = f"# 2026-11-{day}\n\n- 10:00 {note}\n"
-    with Memory(_ws(tmp_path, files), overrides=KEYWORD_ONLY) as mem:
+    with Memory(write_notes(tmp_path, files), overrides=KEYWORD_ONLY) as mem:
         # The note headed 已知问题 matches the question's other word (问题) best, but it is not
         # about BILL-466; the one line naming the ticket answers what it is.
         # (The order is the point here: in so small a memory both score under the floor.)

@@ -11,6 +11,8 @@ from memdir import Memory
 from memdir.search.keyword import coverage_score, fts5_idf, presence_idf, query_profile
 from memdir.text.stopwords import STOP_WORDS
 
+from .helpers import write_notes
+
 
 @pytest.fixture
 def tiny(tmp_path: Path) -> Path:
@@ -71,15 +73,15 @@ def test_presence_idf_is_smoothed_never_floored() -> None:
 
 @pytest.fixture
 def two_notes(tmp_path: Path) -> Path:
-    (tmp_path / "memory").mkdir()
-    (tmp_path / "memory" / "2026-11-30.md").write_text(
-        "# Notes\n\n### 10:00 - OPS-4411\n"
-        "OPS-4411: the relay pool leak is fixed by raising max_conns and adding a watchdog.\n"
+    return write_notes(
+        tmp_path,
+        {
+            "memory/2026-11-30.md": "# Notes\n\n### 10:00 - OPS-4411\n"
+            "OPS-4411: the relay pool leak is fixed by raising max_conns and adding a watchdog.\n",
+            "MEMORY.md": "# Memory\n\n- We use Postgres 16 for ledger.\n"
+            "- Relay uses NATS JetStream now.\n",
+        },
     )
-    (tmp_path / "MEMORY.md").write_text(
-        "# Memory\n\n- We use Postgres 16 for ledger.\n- Relay uses NATS JetStream now.\n"
-    )
-    return tmp_path
 
 
 def test_a_new_users_two_notes_answer_a_chinese_question_about_a_ticket(two_notes: Path) -> None:
