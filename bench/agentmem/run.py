@@ -17,7 +17,9 @@ windows, query words OR-ed, no CJK handling) and a naive grep (lines ranked by h
 query's words they contain). Metrics per system, type and language: hit@1 (the first result
 overlaps a gold range), R@5 (share of gold groups overlapped by the first five), MRR@10,
 negatives answered with nothing, and for memdir the share of true matches the floor keeps and
-the median number of lines a hit cites. Writes ``bench/results/agentmem[-<split>].json``.
+the median number of lines a hit cites. Writes ``bench/results/agentmem[-<split>].json``
+(or ``--out``), with each system's rank of the first gold hit per question: ``diff.py``
+compares two such files question by question.
 """
 
 from __future__ import annotations
@@ -101,6 +103,23 @@ def score_question(q: dict[str, Any], hits: Sequence[Ranged]) -> dict[str, Any]:
         "width": width,
         "stale_first": stale_first,
     }
+
+
+def per_question(
+    questions: Sequence[dict[str, Any]], ranked: Sequence[Sequence[Ranged]]
+) -> dict[str, int | None]:
+    """Per question id: the rank of the first result overlapping a gold range (``None`` when
+    none of the first K does); for a negative question, how many results it got (0: empty).
+    What ``diff.py`` compares between two runs."""
+    out: dict[str, int | None] = {}
+    for q, hits in zip(questions, ranked, strict=True):
+        hits = list(hits)[:K]
+        if q["type"] == "negative":
+            out[q["id"]] = len(hits)
+            continue
+        found = [r for g in q["gold"] if (r := _group_rank(hits, g)) is not None]
+        out[q["id"]] = min(found) if found else None
+    return out
 
 
 def summarise(scored: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -283,6 +302,8 @@ def main() -> int:
                     entry["no_floor"] = breakdown(questions, bare)
                     entry["kept"] = _kept(questions, ranked, bare_ranked)
                     entry["ms_per_query"] = round(per_q * 1000, 2)
+                    entry["per_question"] = per_question(questions, ranked)
+                    entry["no_floor"]["per_question"] = per_question(questions, bare_ranked)
                     results[mode] = entry
                     ranked_by[mode] = ranked
                     ranked_by[f"{mode}-nofloor"] = bare_ranked
@@ -293,6 +314,7 @@ def main() -> int:
                 scored, ranked, per_q = run_system(questions, engine.search)
                 results[name] = breakdown(questions, scored)
                 results[name]["ms_per_query"] = round(per_q * 1000, 2)
+                results[name]["per_question"] = per_question(questions, ranked)
                 ranked_by[name] = ranked
 
     _print(results, systems)
