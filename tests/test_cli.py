@@ -252,7 +252,17 @@ def test_search_prints_the_heading_path_of_a_later_piece(tmp_path: Path, write: 
 def test_search_without_matches_says_so(workspace: Path) -> None:
     result = run(["search", "nonexistent_xyz_keyword", "-w", str(workspace)])
     assert result.exit_code == 0
-    assert result.stdout.strip() == "No matches."
+    assert result.stdout.strip() == "No matches. No note mentions: nonexistent_xyz_keyword."
+
+
+def test_search_names_the_words_no_note_mentions(tmp_path: Path, write: WriteFile) -> None:
+    write(tmp_path, "memory/projects/relay.md", "# Relay\n\nThe quokka exporter runs hourly.\n")
+    result = run(["search", "quokka wombat", "--min-score", "0", "-w", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "memory/projects/relay.md#L1-L3" in result.stdout
+    assert result.stdout.rstrip().splitlines()[-1] == "No note mentions: wombat."
+    result = run(["search", "quokka", "-w", str(tmp_path)])
+    assert "No note mentions" not in result.stdout
 
 
 def test_search_joins_several_words(workspace: Path) -> None:
@@ -711,7 +721,7 @@ def test_a_workspace_with_only_memory_md_or_only_memory_folder_works(
     result = run(["search", "quokka", "-w", str(ws)])
     assert result.exit_code == 0, result.output
     if expected is None:
-        assert result.stdout.strip() == "No matches."
+        assert result.stdout.strip() == "No matches. No note mentions: quokka."
     else:
         assert expected in result.stdout.splitlines()[0].split(" ")
     assert run(["status", "-w", str(ws)]).exit_code == 0

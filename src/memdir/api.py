@@ -19,7 +19,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import cached_property, wraps
 from pathlib import Path
@@ -620,14 +620,7 @@ class Memory:
             path_filter=path_filter,
         )
         if warnings:
-            response = SearchResponse(
-                query=response.query,
-                results=response.results,
-                mode=response.mode,
-                requested_mode=response.requested_mode,
-                warnings=(*warnings, *response.warnings),
-                elapsed_ms=response.elapsed_ms,
-            )
+            response = replace(response, warnings=(*warnings, *response.warnings))
         return response
 
     def _abs_path_for(self, path: str, source: str) -> Path | None:

@@ -672,8 +672,9 @@ def search(
 
 
 def _print_results(response: SearchResponse) -> None:
+    absent = ", ".join(_shown(w) for w in response.not_in_memory)
     if not response.results:
-        click.echo("No matches.")
+        click.echo(f"No matches. No note mentions: {absent}." if absent else "No matches.")
         return
     for hit in response:
         score = click.style(f"{hit.score:.3f}", bold=True)
@@ -684,6 +685,8 @@ def _print_results(response: SearchResponse) -> None:
         for line in hit.snippet.strip().splitlines():
             click.echo(f"    {_shown(line)}")
         click.echo()
+    if absent:
+        click.echo(click.style(f"No note mentions: {absent}.", dim=True))
 
 
 def _parse_get_target(target: str) -> tuple[str, int | None, int | None]:

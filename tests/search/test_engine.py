@@ -16,6 +16,7 @@ from memdir.index import Index
 from memdir.search import engine
 from memdir.search.engine import SearchSettings, run_search
 from memdir.search.keyword import QueryProfile
+from memdir.text.stopwords import STOP_WORDS
 
 from .helpers import add_note, fill_pool
 
@@ -451,3 +452,31 @@ def test_vector_search_also_judges_the_chunks_naming_an_identifier(tmp_path: Pat
         index, "when are invoices issued", settings, workspace=tmp_path, vectors=vectors
     )
     assert [r.path for r in plain.results] == ["b.md"] and vectors.asked == []
+
+
+def test_a_search_names_the_words_of_the_query_no_note_holds(tmp_path: Path) -> None:
+    """``not_in_memory`` tells the asker (an agent, a person) what memory never mentions, as
+    the query writes it, in every mode and whether or not there are results: PayPal and the
+    unknown ticket OPS-9999, and the Chinese word 进展; not a word held in the other language
+    (lunch, through 午饭), not the question's function words, not a bigram that is only the
+    edge between two words (上聊)."""
+    index = Index.open(tmp_path / "index.sqlite")
+    note = add_note(index, "a.md", "ledger moved its card payments to Stripe. OPS-1234 closed.")
+    add_note(index, "b.md", "午饭楼下兰州拉面。和老王聊了上线计划。")
+    add_note(index, "c.md", "the mill opens at nine")
+
+    def absent(query: str, mode: str = "hybrid") -> tuple[str, ...]:
+        settings = SearchSettings(mode=mode, min_score=0.0)
+        vectors = None if mode == "keyword" else _Fixed([(note, 0.5)])
+        found = run_search(
+            index, query, settings, workspace=tmp_path, vectors=vectors, stopwords=STOP_WORDS
+        )
+        return found.not_in_memory
+
+    for mode in ("hybrid", "keyword", "vector"):
+        assert absent("When did ledger move card payments to PayPal?", mode) == ("PayPal",)
+    assert absent("OPS-9999 的进展是什么？") == ("OPS-9999", "进展")
+    assert absent("lunch with Stripe") == ()
+    assert absent("和老王上聊了什么？") == ()
+    assert absent("When did ledger move card payments to Stripe?") == ()
+    index.close()

@@ -13,9 +13,11 @@ from memdir.text import (
     FTS_TOKENIZE,
     fts_document,
     fts_query,
+    fts_query_terms,
     identifier_spans,
     match_text,
     term_matcher,
+    term_surfaces,
     word_tokens,
 )
 
@@ -298,3 +300,16 @@ def test_identifier_matching_starts_only_where_a_word_starts() -> None:
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 24)))
         spans = [m.span() for m in tokens._IDENTIFIER.finditer(text)]
         assert spans == [m.span() for m in plain.finditer(text)], text
+
+
+def test_term_surfaces_gives_each_term_as_the_query_writes_it() -> None:
+    query = "So what sank PayPal's OPS-9999 and max_inflight in 进展?"
+    terms = fts_query_terms(query)
+    shown = dict(zip(terms, term_surfaces(query, terms), strict=True))
+    assert shown["paypal"] == "PayPal"
+    assert shown["ops 9999"] == "OPS-9999"
+    assert shown["max_inflight"] == "max_inflight"
+    assert shown["sink"] == "sank"  # an irregular verb's base form, shown as the query's form
+    assert shown["进展"] == "进展"
+    assert term_surfaces("パッケージ管理は？", ["パッ", "管理"]) == ["パッケージ", "管理"]
+    assert term_surfaces("anything", ["nowhere"]) == ["nowhere"]

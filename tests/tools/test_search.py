@@ -36,6 +36,19 @@ def test_results_carry_citations_and_a_source_line(call: Call) -> None:
     assert hit["snippet"].endswith(f"\n\nSource: {hit['citation']}")
 
 
+def test_the_words_no_note_holds_are_named(call: Call) -> None:
+    """An agent told "no results" cannot tell a memory that knows nothing of the subject from
+    a query worded unluckily; ``not_in_memory`` says which words no note holds."""
+    payload, is_error = call("memory_search", {"query": "quokka wombat", "minScore": 0})
+    assert not is_error
+    assert payload["not_in_memory"] == ["wombat"]
+    assert payload["results"]  # the quokka notes are still found
+    payload, _ = call("memory_search", {"query": "Wombat"})
+    assert payload["not_in_memory"] == ["Wombat"] and payload["results"] == []
+    payload, _ = call("memory_search", {"query": "quokka"})
+    assert payload["not_in_memory"] == []
+
+
 def test_results_carry_the_heading_path_and_date(call: Call) -> None:
     payload, _ = call("memory_search", {"query": "quokka", "minScore": 0, "maxResults": 50})
     shown = {hit["path"]: (hit["heading"], hit["date"]) for hit in payload["results"]}

@@ -31,7 +31,13 @@ from memdir.search.recency import (
 )
 from memdir.search.results import SearchResponse, SearchResult, citation_for, make_snippet
 from memdir.search.threads import Assist, LazyPool
-from memdir.text import fts_match, fts_query_terms, replace_surrogates, term_matcher
+from memdir.text import (
+    fts_match,
+    fts_query_terms,
+    replace_surrogates,
+    term_matcher,
+    term_surfaces,
+)
 
 __all__ = [
     "MAX_QUERY_CHARS",
@@ -360,10 +366,12 @@ def run_search(
     pending: Future[list[tuple[int, float]]] | None = None
     assist = Assist()
     vector_text = text
+    words_profile: QueryProfile | None = None  # what memory holds of the query's words
     if mode == "vector" and vectors is not None:
         if settings.bridges:  # the words of the other language, as in hybrid search
             with index.snapshot():
-                vector_text = vector_query(text, query_profile(index, text, stopwords=stopwords))
+                words_profile = query_profile(index, text, stopwords=stopwords)
+            vector_text = vector_query(text, words_profile)
         try:
             vector_hits = vectors.search(vector_text, limit)
         except EmbeddingError as exc:
@@ -502,6 +510,8 @@ def run_search(
                 date=row.date,
             )
         )
+    words_profile = profile or words_profile
+    absent = words_profile.absent if words_profile is not None else ()
     return SearchResponse(
         query=text,
         results=tuple(results),
@@ -509,4 +519,5 @@ def run_search(
         requested_mode=settings.mode,
         warnings=tuple(warnings),
         elapsed_ms=(time.perf_counter() - started) * 1000,
+        not_in_memory=tuple(dict.fromkeys(term_surfaces(text, absent))),
     )

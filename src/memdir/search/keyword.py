@@ -151,6 +151,10 @@ class QueryProfile:
     """The weight of the terms memory has nowhere, as a share of all (absent at full weight);
     0 when memory has none of them (a question in a language memory is not written in names
     nothing it lacks, it only uses other words)."""
+    absent: tuple[str, ...] = ()
+    """The terms memory holds nowhere, not even through a bridge, in the query's order: the
+    words a search can tell the asker no note uses (a CJK bigram that is an edge between two
+    words is no term)."""
 
 
 def query_profile(
@@ -216,6 +220,7 @@ def query_profile(
         lacks_a_name=_lacks_a_name(query, kept, held_by, dfs),
         bridges=bridged,
         absent_share=absent / (held + absent) if held > 0 else 0.0,
+        absent=tuple(t for t in kept if not held_by[t]),
     )
 
 

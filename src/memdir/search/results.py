@@ -68,6 +68,10 @@ class SearchResponse:
     requested_mode: str
     warnings: tuple[str, ...] = field(default_factory=tuple)
     elapsed_ms: float = 0.0
+    not_in_memory: tuple[str, ...] = field(default_factory=tuple)
+    """Words of the query that no note holds, not even in the other language (``PayPal``,
+    ``OPS-9999``), as the query writes them: with no results, a sign that memory knows
+    nothing of them; with results, what they do not say."""
 
     def __iter__(self) -> Iterator[SearchResult]:
         return iter(self.results)
@@ -85,5 +89,6 @@ class SearchResponse:
             "requested_mode": self.requested_mode,
             "warnings": list(self.warnings),
             "elapsed_ms": round(self.elapsed_ms, 3),
+            "not_in_memory": list(self.not_in_memory),
             "results": [r.to_dict() for r in self.results],
         }

@@ -13,6 +13,7 @@ from memdir.text.tokens import (
     named_words,
     replace_surrogates,
     term_matcher,
+    term_surfaces,
     weighted_length,
     word_tokens,
 )
@@ -30,6 +31,7 @@ __all__ = [
     "named_words",
     "replace_surrogates",
     "term_matcher",
+    "term_surfaces",
     "weighted_length",
     "word_tokens",
 ]

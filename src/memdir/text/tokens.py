@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from functools import cache, lru_cache
 from itertools import chain
 
@@ -50,6 +50,7 @@ __all__ = [
     "named_words",
     "replace_surrogates",
     "term_matcher",
+    "term_surfaces",
     "weighted_length",
     "word_tokens",
 ]
@@ -330,6 +331,42 @@ def fts_query_terms(query: str, *, stopwords: frozenset[str] = frozenset()) -> l
         return kept
     # Only stop words: search them all, function words included, rather than nothing.
     return distinct or list(dict.fromkeys(base_form(t) for t in word_tokens(query)))
+
+
+_ASCII_WORD = re.compile(r"[A-Za-z]+")
+_KATAKANA_RUN = re.compile("[\u30a0-\u30ff]+")
+
+
+def term_surfaces(query: str, terms: Sequence[str]) -> list[str]:
+    """How ``query`` writes each of ``terms`` (terms of :func:`fts_query_terms`), to show them
+    to a person: ``paypal`` → ``PayPal``, the phrase ``ops 9999`` → ``OPS-9999``. A term the
+    query does not write as such is given as it is (a Chinese bigram), or as the word it is
+    part of: the base form of an irregular verb as the query's form of it (``sink`` →
+    ``sank``), a bigram of katakana as the loanword (``パッ`` → ``パッケージ``)."""
+    text = unicodedata.normalize("NFKC", query)
+    phrases: dict[str, str] = {}
+    for match in _IDENTIFIER.finditer(text):
+        span = match.group()
+        if _is_identifier(span):
+            phrases.setdefault(" ".join(base_form(t) for t in _tokens(span)), span)
+    out: list[str] = []
+    for term in terms:
+        if " " in term:
+            out.append(phrases.get(term, term))
+        elif term.isascii():
+            found = re.search(rf"(?<!\w){re.escape(term)}(?!\w)", text, re.IGNORECASE)
+            if found is None:  # an irregular form: sank for sink
+                found = next(
+                    (m for m in _ASCII_WORD.finditer(text) if base_form(m.group().lower()) == term),
+                    None,
+                )
+            out.append(found.group() if found else term)
+        elif _KATAKANA_RUN.fullmatch(term):  # a loanword's grams: the word (パッ → パッケージ)
+            found = next((m for m in _KATAKANA_RUN.finditer(text) if term in m.group()), None)
+            out.append(found.group() if found else term)
+        else:
+            out.append(term)
+    return out
 
 
 _CALENDAR = frozenset((

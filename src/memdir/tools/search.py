@@ -23,8 +23,10 @@ DESCRIPTION = (
     "keywords, in any language. Run it before answering anything about prior work, decisions, "
     "dates, people, preferences or todos. Returns the best-matching snippets with path, line "
     "range, score, heading path and date; quote the 'Source: path#Lx-Ly' line when it helps the user verify. Use "
-    "memory_get to read more lines around a hit. If the result has disabled=true, memory search "
-    "is unavailable: tell the user rather than guessing."
+    "memory_get to read more lines around a hit. 'not_in_memory' lists the words of the query "
+    "that no note holds: with no results, memory has no record of them (say so, or retry with "
+    "other words if they may be written otherwise). If the result has disabled=true, memory "
+    "search is unavailable: tell the user rather than guessing."
 )
 
 INPUT_SCHEMA: dict[str, Any] = {
@@ -99,9 +101,14 @@ OUTPUT_SCHEMA: dict[str, Any] = {
         "scope": {"type": "string", "enum": list(SCOPES)},
         "warnings": {"type": "array", "items": {"type": "string"}},
         "elapsed_ms": {"type": "number"},
+        "not_in_memory": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "Words of the query that no note holds, as the query writes them.",
+        },
         "results": {"type": "array", "items": _RESULT_SCHEMA},
     },
-    "required": ["query", "mode", "citations", "scope", "warnings", "results"],
+    "required": ["query", "mode", "citations", "scope", "warnings", "not_in_memory", "results"],
 }
 
 
@@ -167,6 +174,7 @@ def search_memory(ctx: ToolContext, args: Arguments) -> dict[str, Any]:
         "scope": access.scope,
         "warnings": [*response.warnings, *warnings],
         "elapsed_ms": round(response.elapsed_ms, 3),
+        "not_in_memory": list(response.not_in_memory),
         "results": [_result(ctx, hit, citations) for hit in response.results],
     }
 
