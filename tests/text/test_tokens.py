@@ -312,4 +312,5 @@ def test_term_surfaces_gives_each_term_as_the_query_writes_it() -> None:
     assert shown["sink"] == "sank"  # an irregular verb's base form, shown as the query's form
     assert shown["进展"] == "进展"
     assert term_surfaces("パッケージ管理は？", ["パッ", "管理"]) == ["パッケージ", "管理"]
+    assert term_surfaces("무엇을 결정했나요?", ["정했", "결정"]) == ["결정했나요", "결정했나요"]
     assert term_surfaces("anything", ["nowhere"]) == ["nowhere"]

@@ -342,7 +342,8 @@ def term_surfaces(query: str, terms: Sequence[str]) -> list[str]:
     to a person: ``paypal`` → ``PayPal``, the phrase ``ops 9999`` → ``OPS-9999``. A term the
     query does not write as such is given as it is (a Chinese bigram), or as the word it is
     part of: the base form of an irregular verb as the query's form of it (``sink`` →
-    ``sank``), a bigram of katakana as the loanword (``パッ`` → ``パッケージ``)."""
+    ``sank``), a gram of katakana or Hangul as the loanword or Korean word it is cut from
+    (``パッ`` → ``パッケージ``)."""
     text = unicodedata.normalize("NFKC", query)
     phrases: dict[str, str] = {}
     for match in _IDENTIFIER.finditer(text):
@@ -361,8 +362,10 @@ def term_surfaces(query: str, terms: Sequence[str]) -> list[str]:
                     None,
                 )
             out.append(found.group() if found else term)
-        elif _KATAKANA_RUN.fullmatch(term):  # a loanword's grams: the word (パッ → パッケージ)
-            found = next((m for m in _KATAKANA_RUN.finditer(text) if term in m.group()), None)
+        elif _KATAKANA_RUN.fullmatch(term) or _HANGUL_RUN.fullmatch(term):
+            # a loanword's or a Korean word's grams: the word (パッ → パッケージ, 정했 → 결정했나요)
+            run = _KATAKANA_RUN if _KATAKANA_RUN.fullmatch(term) else _HANGUL_RUN
+            found = next((m for m in run.finditer(text) if term in m.group()), None)
             out.append(found.group() if found else term)
         else:
             out.append(term)
