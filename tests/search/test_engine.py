@@ -465,8 +465,8 @@ def test_a_search_names_the_words_of_the_query_no_note_holds(tmp_path: Path) -> 
     add_note(index, "b.md", "午饭楼下兰州拉面。和老王聊了上线计划。")
     add_note(index, "c.md", "the mill opens at nine")
 
-    def absent(query: str, mode: str = "hybrid") -> tuple[str, ...]:
-        settings = SearchSettings(mode=mode, min_score=0.0)
+    def absent(query: str, mode: str = "hybrid", bridges: bool = True) -> tuple[str, ...]:
+        settings = SearchSettings(mode=mode, min_score=0.0, bridges=bridges)
         vectors = None if mode == "keyword" else _Fixed([(note, 0.5)])
         found = run_search(
             index, query, settings, workspace=tmp_path, vectors=vectors, stopwords=STOP_WORDS
@@ -475,6 +475,7 @@ def test_a_search_names_the_words_of_the_query_no_note_holds(tmp_path: Path) -> 
 
     for mode in ("hybrid", "keyword", "vector"):
         assert absent("When did ledger move card payments to PayPal?", mode) == ("PayPal",)
+        assert absent("lunch with Stripe", mode, bridges=False) == ("lunch",)
     assert absent("OPS-9999 的进展是什么？") == ("OPS-9999", "进展")
     assert absent("lunch with Stripe") == ()
     assert absent("和老王上聊了什么？") == ()

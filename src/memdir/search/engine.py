@@ -368,10 +368,12 @@ def run_search(
     vector_text = text
     words_profile: QueryProfile | None = None  # what memory holds of the query's words
     if mode == "vector" and vectors is not None:
-        if settings.bridges:  # the words of the other language, as in hybrid search
-            with index.snapshot():
-                words_profile = query_profile(index, text, stopwords=stopwords)
-            vector_text = vector_query(text, words_profile)
+        # With bridges, the words of the other language are embedded too, as in hybrid search.
+        with index.snapshot():
+            words_profile = query_profile(
+                index, text, stopwords=stopwords, bridges=settings.bridges
+            )
+        vector_text = vector_query(text, words_profile)
         try:
             vector_hits = vectors.search(vector_text, limit)
         except EmbeddingError as exc:
