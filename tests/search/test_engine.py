@@ -481,3 +481,31 @@ def test_a_search_names_the_words_of_the_query_no_note_holds(tmp_path: Path) -> 
     assert absent("和老王上聊了什么？") == ()
     assert absent("When did ledger move card payments to Stripe?") == ()
     index.close()
+
+
+def test_behind_a_filter_a_word_is_held_only_by_a_note_the_caller_may_see(tmp_path: Path) -> None:
+    """With a path filter, ``not_in_memory`` names the words no visible note holds: alpha, which
+    only hidden notes hold, but not deploy, which one visible note holds though the hidden
+    notes crowd it out of the keyword candidates."""
+    index = Index.open(tmp_path / "index.sqlite")
+    with index.transaction() as conn:
+        for i in range(20):
+            add_note(index, f"hidden/{i}.md", "alpha deploy, alpha deploy", conn=conn)
+        add_note(index, "shared/mill.md", "the deploy notes of the mill", conn=conn)
+
+    def absent(path_filter: Any) -> tuple[str, ...]:
+        settings = SearchSettings(mode="keyword", max_results=1, min_score=0.0)
+        found = run_search(
+            index,
+            "alpha deploy",
+            settings,
+            workspace=tmp_path,
+            stopwords=STOP_WORDS,
+            path_filter=path_filter,
+        )
+        return found.not_in_memory
+
+    assert absent(None) == ()
+    assert absent(lambda path, source: not path.startswith("hidden/")) == ("alpha",)
+    assert absent(lambda path, source: False) == ("alpha", "deploy")
+    index.close()

@@ -203,3 +203,45 @@ def test_invalid_agent_ids_are_refused(tools: MemoryTools, agent: str) -> None:
 def test_unknown_scope_is_refused(tools: MemoryTools) -> None:
     with pytest.raises(UsageError, match="unknown scope"):
         MemoryTools(tools.memory, scope="public")
+
+
+# (scope, agent) -> the words of "quokka worry allergy alice wombat" no note this caller may
+# see holds: worry and allergy are only in private notes, alice only in alice's folder.
+NOT_SEEN = {
+    ("main", None): ["alice", "wombat"],
+    ("group", None): ["worry", "allergy", "alice", "wombat"],
+    ("main", "alice"): ["wombat"],
+    ("group", "alice"): ["worry", "allergy", "wombat"],
+}
+
+
+@pytest.mark.parametrize(("scope", "agent"), list(NOT_SEEN), ids=lambda v: str(v))
+def test_the_words_no_note_holds_are_those_this_caller_cannot_see(
+    tools: MemoryTools, scope: str, agent: str | None
+) -> None:
+    """A word that only hidden notes hold is named like one memory lacks: leaving it out
+    would tell a group chat that a private note mentions it."""
+    result = tools.call(
+        "memory_search",
+        {"query": "quokka worry allergy alice wombat", "minScore": 0},
+        scope=scope,
+        agent_id=agent,
+    )
+    assert not result.is_error, result.payload
+    assert result.payload["not_in_memory"] == NOT_SEEN[(scope, agent)]
+
+
+def test_a_word_only_a_transcript_holds_is_not_in_memory_outside_main(
+    ws: Path, open_tools: Callable[..., MemoryTools]
+) -> None:
+    (ws / "sessions").mkdir()
+    record = {"type": "message", "message": {"role": "user", "content": "my platypus secret"}}
+    (ws / "sessions" / "s1.jsonl").write_text(json.dumps(record) + "\n")
+    tools = open_tools(overrides={"sources": ["memory", "sessions"]})
+
+    def not_in_memory(scope: str) -> list[str]:
+        query = {"query": "quokka platypus", "minScore": 0}
+        return tools.call("memory_search", query, scope=scope).payload["not_in_memory"]
+
+    assert not_in_memory("main") == []
+    assert not_in_memory("group") == ["platypus"]

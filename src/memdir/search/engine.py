@@ -22,6 +22,7 @@ from memdir.search.keyword import (
     keyword_search,
     match_body,
     query_profile,
+    term_holder,
 )
 from memdir.search.recency import (
     asks_about_now,
@@ -307,6 +308,57 @@ def _where(
     return (row.date, row.path, row.start_line)
 
 
+VISIBLE_PROBE = 200
+"""How many of the chunks holding a word are looked at, at most, for one the caller may see."""
+
+
+def _not_in_memory(
+    index: IndexBackend,
+    text: str,
+    profile: QueryProfile | None,
+    visible: Sequence[Candidate],
+    rows: dict[int, ChunkRow],
+    sources: Sequence[str] | None,
+    path_filter: Callable[[str, str], bool] | None,
+) -> tuple[str, ...]:
+    """The words of the query no note the caller may see holds, as the query writes them.
+
+    Without a filter that is the terms memory holds nowhere (:attr:`QueryProfile.absent`).
+    With one (an agent's scope, a namespace, ``sources``), a term memory holds counts as held
+    only when a chunk that passes the filter holds it: one of the results' candidates, else
+    one of the first :data:`VISIBLE_PROBE` chunks holding it. Otherwise a word only a hidden
+    note holds (another agent's folder, ``MEMORY.md`` in a group chat) would be left out of
+    the list, which would tell the caller that some note it may not see mentions it.
+    """
+    if profile is None:
+        return ()
+    absent = set(profile.absent)
+    if path_filter is not None or sources:
+        bodies = [match_body(rows[c.chunk_id]) for c in visible if c.chunk_id in rows]
+        for term in profile.terms:
+            if term in absent:
+                continue
+            words = [term, *profile.bridges.get(term, ())]
+            holds = term_holder(term, words[1:])
+            if any(holds(body) for body in bodies):
+                continue
+            match = fts_match(words)
+            with index.snapshot():
+                probe = (
+                    index.keyword(match, VISIBLE_PROBE, sources=list(sources) if sources else None)
+                    if match
+                    else []
+                )
+            if not any(
+                (path_filter is None or path_filter(r.chunk.path, r.chunk.source))
+                and (not sources or r.chunk.source in sources)
+                for r in probe
+            ):
+                absent.add(term)
+    words = [t for t in profile.terms if t in absent]
+    return tuple(dict.fromkeys(term_surfaces(text, words)))
+
+
 def _shorten(text: str, limit: int) -> str:
     """The first ``limit`` characters of ``text``, ending at a space rather than inside a word
     when there is one in the second half."""
@@ -512,8 +564,9 @@ def run_search(
                 date=row.date,
             )
         )
-    words_profile = profile or words_profile
-    absent = words_profile.absent if words_profile is not None else ()
+    not_in_memory = _not_in_memory(
+        index, text, profile or words_profile, candidates, rows, sources, path_filter
+    )
     return SearchResponse(
         query=text,
         results=tuple(results),
@@ -521,5 +574,5 @@ def run_search(
         requested_mode=settings.mode,
         warnings=tuple(warnings),
         elapsed_ms=(time.perf_counter() - started) * 1000,
-        not_in_memory=tuple(dict.fromkeys(term_surfaces(text, absent))),
+        not_in_memory=not_in_memory,
     )

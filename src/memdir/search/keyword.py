@@ -104,7 +104,7 @@ def keyword_search(
     rows = index.keyword(profile.match, limit, sources=sources)
     if not rows:
         return []
-    holds = [_holder(t, profile.bridges.get(t, ())) for t in terms]
+    holds = [term_holder(t, profile.bridges.get(t, ())) for t in terms]
     scored = []
     for position, row in enumerate(rows):
         if len(terms) == 1:
@@ -291,7 +291,7 @@ def _dictionary_edges(query: str, lacked: set[str], grams: list[str]) -> set[str
     }
 
 
-def _holder(term: str, bridges: Sequence[str]) -> Callable[[str], bool]:
+def term_holder(term: str, bridges: Sequence[str] = ()) -> Callable[[str], bool]:
     """Whether a text holds ``term`` or one of its bridges."""
     own = term_matcher(term)
     if not bridges:

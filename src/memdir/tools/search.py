@@ -153,12 +153,16 @@ def search_memory(ctx: ToolContext, args: Arguments) -> dict[str, Any]:
         warnings.append("session transcripts are not indexed (see the 'sources' setting)")
     elif source == "sessions" and not access.private_session:
         warnings.append("session transcripts are searched only in the main (private) session")
+    # Where this caller may not see transcripts, none are searched: they would only be
+    # filtered out afterwards, after crowding the notes out of the candidates.
+    sees_sessions = access.private_session and namespace != "agent"
+    sources = [source] if source else None if sees_sessions else ["memory"]
     try:
         response = ctx.memory.search(
             query,
             max_results=max_results,
             min_score=min_score,
-            sources=[source] if source else None,
+            sources=sources,
             path_filter=access.search_filter(namespace),
         )
     except UsageError as exc:
