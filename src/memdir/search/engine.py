@@ -334,13 +334,20 @@ def _not_in_memory(
         return ()
     absent = set(profile.absent)
     if path_filter is not None or sources:
-        bodies = [match_body(rows[c.chunk_id]) for c in visible if c.chunk_id in rows]
+        ids = [c.chunk_id for c in visible if c.chunk_id in rows]
+        bodies: dict[int, str] = {}  # read as needed: most words are held by the first ones
+
+        def body(chunk_id: int) -> str:
+            if chunk_id not in bodies:
+                bodies[chunk_id] = match_body(rows[chunk_id])
+            return bodies[chunk_id]
+
         for term in profile.terms:
             if term in absent:
                 continue
             words = [term, *profile.bridges.get(term, ())]
             holds = term_holder(term, words[1:])
-            if any(holds(body) for body in bodies):
+            if any(holds(body(cid)) for cid in ids):
                 continue
             match = fts_match(words)
             with index.snapshot():
