@@ -155,13 +155,18 @@ def test_namespaces_limit_search(tools: MemoryTools) -> None:
     assert {h["path"] for h in result.payload["results"]} == SHARED
 
 
+def _with_transcript(ws: Path, open_tools: Callable[..., MemoryTools], content: str) -> MemoryTools:
+    """Tools that index session transcripts, over ``ws`` with one transcript saying ``content``."""
+    (ws / "sessions").mkdir()
+    record = {"type": "message", "message": {"role": "user", "content": content}}
+    (ws / "sessions" / "s1.jsonl").write_text(json.dumps(record) + "\n")
+    return open_tools(overrides={"sources": ["memory", "sessions"]})
+
+
 def test_sessions_are_searched_only_in_main(
     ws: Path, open_tools: Callable[..., MemoryTools]
 ) -> None:
-    (ws / "sessions").mkdir()
-    record = {"type": "message", "message": {"role": "user", "content": "my quokka secret"}}
-    (ws / "sessions" / "s1.jsonl").write_text(json.dumps(record) + "\n")
-    tools = open_tools(overrides={"sources": ["memory", "sessions"]})
+    tools = _with_transcript(ws, open_tools, "my quokka secret")
     assert "sessions/s1.jsonl" in paths_found(tools)
     assert "sessions/s1.jsonl" not in paths_found(tools, scope="group")
     payload = tools.call(
@@ -234,10 +239,7 @@ def test_the_words_no_note_holds_are_those_this_caller_cannot_see(
 def test_a_word_only_a_transcript_holds_is_not_in_memory_outside_main(
     ws: Path, open_tools: Callable[..., MemoryTools]
 ) -> None:
-    (ws / "sessions").mkdir()
-    record = {"type": "message", "message": {"role": "user", "content": "my platypus secret"}}
-    (ws / "sessions" / "s1.jsonl").write_text(json.dumps(record) + "\n")
-    tools = open_tools(overrides={"sources": ["memory", "sessions"]})
+    tools = _with_transcript(ws, open_tools, "my platypus secret")
 
     def not_in_memory(scope: str) -> list[str]:
         query = {"query": "quokka platypus", "minScore": 0}
