@@ -1,6 +1,6 @@
 """Check the agent-memory benchmark's questions against its workspace.
 
-    python bench/agentmem/check.py [--show ID ...]
+    python bench/agentmem/check.py [--memory engineer|designer] [--show ID ...]
 
 Every question must have a known type and language, a unique id and a split; every gold range
 must name a file of the workspace and lines that exist and are not blank; a multi-hop question
@@ -23,6 +23,12 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 WORKSPACE = HERE / "workspace"
 QUESTIONS = HERE / "questions.jsonl"
+MEMORIES = {
+    "engineer": (WORKSPACE, QUESTIONS),
+    "designer": (HERE / "designer" / "workspace", HERE / "designer" / "questions.jsonl"),
+}
+"""The hand-written memories: an engineer's (tuning and test halves) and a designer's (all
+held out, never tuned on), each a workspace and its questions."""
 
 TYPES = ("exact", "paraphrase", "latest", "crosslingual", "multihop", "negative")
 LANGS = ("en", "zh", "ja")
@@ -271,14 +277,16 @@ def load(path: Path = QUESTIONS) -> list[dict]:
     return questions
 
 
-def _lines(path: str, cache: dict[str, list[str] | None]) -> list[str] | None:
+def _lines(
+    path: str, cache: dict[str, list[str] | None], workspace: Path = WORKSPACE
+) -> list[str] | None:
     if path not in cache:
-        file = WORKSPACE / path
+        file = workspace / path
         cache[path] = file.read_text(encoding="utf-8").split("\n") if file.is_file() else None
     return cache[path]
 
 
-def check(questions: list[dict]) -> list[str]:
+def check(questions: list[dict], workspace: Path = WORKSPACE) -> list[str]:
     defects: list[str] = []
     files: dict[str, list[str] | None] = {}
     ids = Counter(q.get("id") for q in questions)
@@ -301,7 +309,7 @@ def check(questions: list[dict]) -> list[str]:
             continue
         ranges = [r for group in groups for r in group] + list(q.get("stale", []))
         for r in ranges:
-            lines = _lines(str(r.get("path")), files)
+            lines = _lines(str(r.get("path")), files, workspace)
             if lines is None:
                 say(f"no such file {r.get('path')!r}")
                 continue
@@ -328,7 +336,7 @@ def check(questions: list[dict]) -> list[str]:
         if kind == "paraphrase":
             asked = content_words(q["question"])
             for r in ranges:
-                lines = _lines(r["path"], files) or []
+                lines = _lines(r["path"], files, workspace) or []
                 shared = asked & content_words("\n".join(lines[r["start"] - 1 : r["end"]]))
                 if shared:
                     say(f"paraphrase shares {sorted(shared)} with {r['path']}:{r['start']}")
@@ -337,10 +345,13 @@ def check(questions: list[dict]) -> list[str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--questions", type=Path, default=QUESTIONS)
+    parser.add_argument("--memory", choices=sorted(MEMORIES), default="engineer")
+    parser.add_argument("--workspace", type=Path, default=None, help="default: --memory's")
+    parser.add_argument("--questions", type=Path, default=None, help="default: --memory's")
     parser.add_argument("--show", nargs="*", default=None, help="print these questions' gold lines")
     args = parser.parse_args()
-    questions = load(args.questions)
+    workspace = args.workspace or MEMORIES[args.memory][0]
+    questions = load(args.questions or MEMORIES[args.memory][1])
     if args.show is not None:
         files: dict[str, list[str] | None] = {}
         for q in questions:
@@ -349,15 +360,15 @@ def main() -> int:
             print(f"== {q['id']} [{q['type']}/{q['lang']}] {q['question']}  → {q.get('answer')}")
             for group in q["gold"]:
                 for r in group:
-                    lines = _lines(r["path"], files) or []
+                    lines = _lines(r["path"], files, workspace) or []
                     for n in range(r["start"], r["end"] + 1):
                         print(f"   {r['path']}:{n}: {lines[n - 1] if n <= len(lines) else '?'}")
         return 0
-    defects = check(questions)
+    defects = check(questions, workspace)
     for defect in defects:
         print(defect)
     counts = Counter((q.get("split"), q.get("type")) for q in questions)
-    files = sorted(p for p in WORKSPACE.rglob("*") if p.is_file())
+    files = sorted(p for p in workspace.rglob("*") if p.is_file())
     print(f"{len(questions)} questions, {len(files)} files; {len(defects)} defects")
     for split in SPLITS:
         print(f"  {split}: " + ", ".join(f"{t} {counts[(split, t)]}" for t in TYPES))

@@ -7,8 +7,8 @@ worth a question or two either way, which the averages hide: for each system in 
 this prints every question whose first gold hit moved (rank 1-10, ``-`` for none in the first
 ten) and every negative question that went from answered to empty or back, then counts them:
 how many questions reached or left the first place and the first five. Exits 1 when a file
-cannot be compared (not a run of this bench, another split, or written before ranks per
-question were recorded).
+cannot be compared (not a run of this bench, another memory or split, or written before ranks
+per question were recorded).
 """
 
 from __future__ import annotations
@@ -100,6 +100,11 @@ def main() -> int:
     )
     args = parser.parse_args()
     before, after = _load(args.before), _load(args.after)
+    if before.get("memory", "engineer") != after.get("memory", "engineer"):
+        raise SystemExit(
+            f"error: {args.before} is a run on the {before.get('memory', 'engineer')} memory and"
+            f" {args.after} on the {after.get('memory', 'engineer')} memory"
+        )
     if before.get("split") != after.get("split"):
         raise SystemExit(
             f"error: {args.before} is the {before.get('split')} split and {args.after}"
@@ -127,4 +132,8 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except BrokenPipeError:  # piped into head: stop quietly
+        sys.stderr.close()
+        sys.exit(0)

@@ -1,13 +1,13 @@
 """Issue #11's rule for exact matches, checked on the agent-memory bench: "a note containing every
 rare term of the question ranks in the top 3 in every mode".
 
-    python bench/agentmem/named.py [--split tune|test|all] [--provider local]
+    python bench/agentmem/named.py [--memory engineer|designer] [--split tune|test|all]
 
 The rare terms of a question are the identifiers it names that memory holds (``OPS-1324``,
 ``max_inflight``, ``INV-2026-08-00417``: what memdir searches as a phrase and weighs double).
 For every question with at least one chunk naming all of them, the script asks each mode
 (keyword, vector, hybrid; no score floor) for its first three results and counts the questions
-where none of them is such a chunk. Writes ``bench/results/agentmem-named[-<split>].json``.
+where none of them is such a chunk. Writes ``bench/results/agentmem[-designer]-named-<split>.json``.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ sys.path.insert(0, str(HERE))
 import shutil  # noqa: E402
 import tempfile  # noqa: E402
 
-from check import QUESTIONS, WORKSPACE, load  # noqa: E402
+from check import MEMORIES, load  # noqa: E402
 
 from common import RESULTS_DIR, Store, environment, print_table, write_results  # noqa: E402
 from memdir.chunking import embed_input  # noqa: E402
@@ -36,16 +36,18 @@ TOP = 3
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--memory", choices=sorted(MEMORIES), default="engineer")
     parser.add_argument("--split", choices=("tune", "test", "all"), default="tune")
     parser.add_argument("--provider", default="local")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
-    questions = [q for q in load(QUESTIONS) if args.split == "all" or q["split"] == args.split]
+    workspace, questions_file = MEMORIES[args.memory]
+    questions = [q for q in load(questions_file) if args.split == "all" or q["split"] == args.split]
     checked = 0
     missed: dict[str, list[str]] = {mode: [] for mode in MODES}
     with tempfile.TemporaryDirectory(prefix="memdir-named-") as tmp:
         root = Path(tmp) / "workspace"
-        shutil.copytree(WORKSPACE, root)
+        shutil.copytree(workspace, root)
         with Store(root, {"embedding.provider": args.provider}, "hybrid", refresh=False) as store:
             store.sync()
             mem = store._mem
@@ -73,11 +75,13 @@ def main() -> int:
         f"{checked} questions of {len(questions)} ({args.split}) have a chunk naming every identifier"
     )
     print_table(["mode", "questions", f"none in top {TOP}", "ids"], rows)
-    out = args.out or RESULTS_DIR / f"agentmem-named-{args.split}.json"
+    name = "agentmem-named" if args.memory == "engineer" else f"agentmem-{args.memory}-named"
+    out = args.out or RESULTS_DIR / f"{name}-{args.split}.json"
     write_results(
         out,
         {
             "benchmark": "agentmem-named",
+            "memory": args.memory,
             "split": args.split,
             "questions": checked,
             "top": TOP,

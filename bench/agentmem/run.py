@@ -1,15 +1,17 @@
 """The realistic agent-memory benchmark: a hand-written bilingual workspace, graded questions.
 
-    python bench/agentmem/run.py [--split tune|test|all] [--provider local|none]
-                                 [--systems keyword,vector,hybrid,fts5,grep] [--set KEY=VALUE]
-                                 [--show-misses SYSTEM]
+    python bench/agentmem/run.py [--memory engineer|designer] [--split tune|test|all]
+                                 [--provider local|none] [--set KEY=VALUE]
+                                 [--systems keyword,vector,hybrid,fts5,grep] [--show-misses SYSTEM]
 
 The workspace (``bench/agentmem/workspace/``) is an engineer's agent memory in English, Chinese,
 Japanese and a mix of them: daily logs of timed entries, ``MEMORY.md`` with stale and appended
 facts, slug files, project, people and meeting notes. ``questions.jsonl`` holds the graded
 questions in six types (exact identifier, paraphrase, latest state, cross-lingual, multi-hop,
 negative) with gold line ranges (``check.py`` verifies them) and a fixed split: tune on
-``tune``, report ``test``.
+``tune``, report ``test``. ``--memory designer`` runs on a second memory in another style
+(``designer/``: a product designer's bullet-list logs in Japanese, Chinese and English, tables,
+front matter), held out entirely: its questions are all ``test``, and nothing is tuned on it.
 
 Systems, all in the same run: memdir keyword / vector / hybrid (through the public API, at the
 configured score floor, and again without it), plain FTS5 (``unicode61`` over 400-token
@@ -17,7 +19,7 @@ windows, query words OR-ed, no CJK handling) and a naive grep (lines ranked by h
 query's words they contain). Metrics per system, type and language: hit@1 (the first result
 overlaps a gold range), R@5 (share of gold groups overlapped by the first five), MRR@10,
 negatives answered with nothing, and for memdir the share of true matches the floor keeps and
-the median number of lines a hit cites. Writes ``bench/results/agentmem[-<split>].json``
+the median number of lines a hit cites. Writes ``bench/results/agentmem[-designer]-<split>.json``
 (or ``--out``), with each system's rank of the first gold hit per question: ``diff.py``
 compares two such files question by question.
 """
@@ -42,7 +44,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from check import QUESTIONS, TYPES, WORKSPACE, check, load  # noqa: E402
+from check import MEMORIES, TYPES, check, load  # noqa: E402
 
 from common import (  # noqa: E402
     RESULTS_DIR,
@@ -247,6 +249,13 @@ def breakdown(
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--memory",
+        choices=sorted(MEMORIES),
+        default="engineer",
+        help="which hand-written memory: the engineer's (tune and test halves) or the"
+        " designer's (held out: test only)",
+    )
     parser.add_argument("--split", choices=("tune", "test", "all"), default="tune")
     parser.add_argument("--provider", default="local", help="embedding.provider for vector/hybrid")
     parser.add_argument("--systems", default=",".join(SYSTEMS))
@@ -259,21 +268,22 @@ def main() -> int:
     if unknown:
         raise SystemExit(f"error: unknown --systems {unknown}; use {', '.join(SYSTEMS)}")
 
-    questions = load(QUESTIONS)
-    defects = check(questions)
+    workspace, questions_file = MEMORIES[args.memory]
+    questions = load(questions_file)
+    defects = check(questions, workspace)
     if defects:
         print("\n".join(defects[:20]))
-        raise SystemExit(f"error: {len(defects)} defects in {QUESTIONS.name}; run check.py")
+        raise SystemExit(f"error: {len(defects)} defects in {questions_file}; run check.py")
     if args.split != "all":
         questions = [q for q in questions if q["split"] == args.split]
-    files = _files(WORKSPACE)
+    files = _files(workspace)
     print(f"{len(questions)} questions ({args.split}), {len(files)} files")
 
     results: dict[str, Any] = {}
     ranked_by: dict[str, list[list[Ranged]]] = {}
     with tempfile.TemporaryDirectory(prefix="memdir-agentmem-") as tmp:
         root = Path(tmp) / "workspace"
-        shutil.copytree(WORKSPACE, root)
+        shutil.copytree(workspace, root)
         memdir_modes = [s for s in systems if s in ("keyword", "vector", "hybrid")]
         if memdir_modes:
             needs_vectors = any(m != "keyword" for m in memdir_modes)
@@ -320,11 +330,13 @@ def main() -> int:
     _print(results, systems)
     if args.show_misses:
         _misses(questions, ranked_by.get(args.show_misses, []))
-    out = args.out or RESULTS_DIR / f"agentmem-{args.split}.json"
+    name = "agentmem" if args.memory == "engineer" else f"agentmem-{args.memory}"
+    out = args.out or RESULTS_DIR / f"{name}-{args.split}.json"
     write_results(
         out,
         {
             "benchmark": "agentmem",
+            "memory": args.memory,
             "split": args.split,
             "questions": len(questions),
             "files": len(files),
