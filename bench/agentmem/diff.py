@@ -22,7 +22,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from check import QUESTIONS, load  # noqa: E402
+from check import MEMORIES, load  # noqa: E402
 
 Ranks = dict[str, int | None]
 
@@ -115,7 +115,8 @@ def main() -> int:
     unknown = [s for s in systems if s not in shared]
     if unknown:
         raise SystemExit(f"error: --systems {unknown} not in both files; they share {shared}")
-    questions = {q["id"]: q for q in load(QUESTIONS)}
+    memory = before.get("memory", "engineer")
+    questions = {q["id"]: q for q in load(MEMORIES[memory][1])}
     for system in systems:
         old = _ranks(before, system, args.before, args.no_floor)
         new = _ranks(after, system, args.after, args.no_floor)
