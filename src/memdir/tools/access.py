@@ -236,9 +236,14 @@ class AccessPolicy:
 
         return visible
 
+    def sees_sessions(self, namespace: str | None) -> bool:
+        """Whether this caller's searches in ``namespace`` may return session transcripts:
+        only in the main (private) session, and never in its own agent folder alone."""
+        return self.private_session and namespace != "agent"
+
     def _visible(self, path: str, source: str, namespace: str | None) -> bool:
         if source != "memory":
-            return self.private_session and namespace != "agent"
+            return self.sees_sessions(namespace)
         owner = self.owner(path)
         if namespace == "agent" and (owner is None or owner != self.agent_id):
             return False

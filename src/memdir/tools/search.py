@@ -155,8 +155,7 @@ def search_memory(ctx: ToolContext, args: Arguments) -> dict[str, Any]:
         warnings.append("session transcripts are searched only in the main (private) session")
     # Where this caller may not see transcripts, none are searched: they would only be
     # filtered out afterwards, after crowding the notes out of the candidates.
-    sees_sessions = access.private_session and namespace != "agent"
-    sources = [source] if source else None if sees_sessions else ["memory"]
+    sources = [source] if source else None if access.sees_sessions(namespace) else ["memory"]
     try:
         response = ctx.memory.search(
             query,
