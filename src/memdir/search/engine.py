@@ -356,10 +356,9 @@ def _not_in_memory(
                     if match
                     else []
                 )
+            # the probe is limited to ``sources`` already; only the filter is left to apply
             if not any(
-                (path_filter is None or path_filter(r.chunk.path, r.chunk.source))
-                and (not sources or r.chunk.source in sources)
-                for r in probe
+                path_filter is None or path_filter(r.chunk.path, r.chunk.source) for r in probe
             ):
                 absent.add(term)
     words = [t for t in profile.terms if t in absent]
