@@ -27,8 +27,26 @@ MEMORIES = {
     "engineer": (WORKSPACE, QUESTIONS),
     "designer": (HERE / "designer" / "workspace", HERE / "designer" / "questions.jsonl"),
 }
-"""The hand-written memories: an engineer's (tuning and test halves) and a designer's (all
-held out, never tuned on), each a workspace and its questions."""
+"""The hand-written memories, each a workspace and its questions: an engineer's and a
+designer's, each with a tuning half and a held-out test half."""
+
+
+def add_memory_option(parser: argparse.ArgumentParser) -> None:
+    """The ``--memory`` option of the bench's scripts: which of :data:`MEMORIES` to run on."""
+    parser.add_argument(
+        "--memory",
+        choices=sorted(MEMORIES),
+        default="engineer",
+        help="which hand-written memory: the engineer's (default) or the designer's",
+    )
+
+
+def results_name(memory: str, what: str = "") -> str:
+    """The stem of a results file: ``agentmem[-designer][-<what>]`` (the engineer's memory
+    keeps the names its results had before there was a second one)."""
+    parts = ["agentmem", *([memory] if memory != "engineer" else []), *([what] if what else [])]
+    return "-".join(parts)
+
 
 TYPES = ("exact", "paraphrase", "latest", "crosslingual", "multihop", "negative")
 LANGS = ("en", "zh", "ja")
@@ -345,7 +363,7 @@ def check(questions: list[dict], workspace: Path = WORKSPACE) -> list[str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--memory", choices=sorted(MEMORIES), default="engineer")
+    add_memory_option(parser)
     parser.add_argument("--workspace", type=Path, default=None, help="default: --memory's")
     parser.add_argument("--questions", type=Path, default=None, help="default: --memory's")
     parser.add_argument("--show", nargs="*", default=None, help="print these questions' gold lines")

@@ -23,7 +23,7 @@ sys.path.insert(0, str(HERE))
 import shutil  # noqa: E402
 import tempfile  # noqa: E402
 
-from check import MEMORIES, load  # noqa: E402
+from check import MEMORIES, add_memory_option, load, results_name  # noqa: E402
 
 from common import RESULTS_DIR, Store, environment, print_table, write_results  # noqa: E402
 from memdir.chunking import embed_input  # noqa: E402
@@ -36,7 +36,7 @@ TOP = 3
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--memory", choices=sorted(MEMORIES), default="engineer")
+    add_memory_option(parser)
     parser.add_argument("--split", choices=("tune", "test", "all"), default="tune")
     parser.add_argument("--provider", default="local")
     parser.add_argument("--out", type=Path, default=None)
@@ -75,8 +75,7 @@ def main() -> int:
         f"{checked} questions of {len(questions)} ({args.split}) have a chunk naming every identifier"
     )
     print_table(["mode", "questions", f"none in top {TOP}", "ids"], rows)
-    name = "agentmem-named" if args.memory == "engineer" else f"agentmem-{args.memory}-named"
-    out = args.out or RESULTS_DIR / f"{name}-{args.split}.json"
+    out = args.out or RESULTS_DIR / f"{results_name(args.memory, 'named')}-{args.split}.json"
     write_results(
         out,
         {

@@ -11,7 +11,8 @@ questions in six types (exact identifier, paraphrase, latest state, cross-lingua
 negative) with gold line ranges (``check.py`` verifies them) and a fixed split: tune on
 ``tune``, report ``test``. ``--memory designer`` runs on a second memory in another style
 (``designer/``: a product designer's bullet-list logs in Japanese, Chinese and English, tables,
-front matter), held out entirely: its questions are all ``test``, and nothing is tuned on it.
+front matter), with its own tuning half and a test half that nothing up to its arrival was
+tuned on (see ``designer/README.md``).
 
 Systems, all in the same run: memdir keyword / vector / hybrid (through the public API, at the
 configured score floor, and again without it), plain FTS5 (``unicode61`` over 400-token
@@ -44,7 +45,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from check import MEMORIES, TYPES, check, load  # noqa: E402
+from check import MEMORIES, TYPES, add_memory_option, check, load, results_name  # noqa: E402
 
 from common import (  # noqa: E402
     RESULTS_DIR,
@@ -249,13 +250,7 @@ def breakdown(
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--memory",
-        choices=sorted(MEMORIES),
-        default="engineer",
-        help="which hand-written memory: the engineer's (tune and test halves) or the"
-        " designer's (held out: test only)",
-    )
+    add_memory_option(parser)
     parser.add_argument("--split", choices=("tune", "test", "all"), default="tune")
     parser.add_argument("--provider", default="local", help="embedding.provider for vector/hybrid")
     parser.add_argument("--systems", default=",".join(SYSTEMS))
@@ -330,8 +325,7 @@ def main() -> int:
     _print(results, systems)
     if args.show_misses:
         _misses(questions, ranked_by.get(args.show_misses, []))
-    name = "agentmem" if args.memory == "engineer" else f"agentmem-{args.memory}"
-    out = args.out or RESULTS_DIR / f"{name}-{args.split}.json"
+    out = args.out or RESULTS_DIR / f"{results_name(args.memory)}-{args.split}.json"
     write_results(
         out,
         {
