@@ -362,6 +362,8 @@ def _not_in_memory(
             ):
                 absent.add(term)
     words = [t for t in profile.terms if t in absent]
+    if not words:  # the usual case: no need to read the query again for how it writes them
+        return ()
     return tuple(dict.fromkeys(term_surfaces(text, words)))
 
 
