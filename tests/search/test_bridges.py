@@ -139,3 +139,24 @@ def test_a_lacked_name_counts_only_where_memory_writes_that_script(tmp_path: Pat
         mem.sync()
         profile = query_profile(mem.index, question, stopwords=STOP_WORDS)
         assert profile is not None and profile.lacks_a_name
+
+
+def test_a_chinese_question_finds_the_japanese_note_written_with_other_characters(
+    tmp_path: Path,
+) -> None:
+    # 佐佐木美穗 / 佐々木美穂 and 发热 / 発熱: one name and one word in two scripts' characters
+    ws = write_notes(
+        tmp_path,
+        {
+            "memory/2026-11-02.md": (
+                "# 2026-11-02\n\n### 08:40 - 体調\n朝から38度の発熱。"
+                "佐々木美穂さんに連絡して、打ち合わせは来週に延期。\n\n"
+                "### 13:00 - 昼\n駅前のパン屋でサンドイッチ。\n"
+            ),
+            "memory/2026-11-03.md": "# 2026-11-03\n\n### 10:00 - 定例\n佐藤さんと週次の定例。\n",
+        },
+    )
+    with Memory(ws, overrides={"embedding.provider": "none"}) as mem:
+        found = mem.search("佐佐木美穗 什么时候发热的？")
+    assert found and (found[0].path, found[0].start_line) == ("memory/2026-11-02.md", 3)
+    assert found.not_in_memory == ()

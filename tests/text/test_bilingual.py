@@ -36,11 +36,18 @@ def test_chinese_words_to_english() -> None:
     assert bilingual.english_for("电") == []  # single characters are never bridged
 
 
-def test_traditional_forms_too() -> None:
+def test_traditional_and_japanese_forms_too() -> None:
     assert bilingual.english_for("電腦") == ["computer"]
-    assert {"电脑", "電腦"} <= set(bilingual.chinese_for("computer"))
+    assert "fever" in " ".join(bilingual.english_for("発熱"))  # Japanese 発 is 發, is 发
     assert bilingual.is_word("電腦") and bilingual.is_word("年终奖")
     assert not bilingual.is_word("新电")
+
+
+def test_bridges_are_given_in_the_one_form_search_writes_words_in() -> None:
+    # the index holds 電腦 and 电脑 alike as 电脑 (memdir.text.variants), so one form is offered
+    found = bilingual.chinese_for("computer")
+    assert "电脑" in found and "電腦" not in found
+    assert len(found) == len(set(found))
 
 
 def test_place_names_by_pinyin() -> None:

