@@ -160,3 +160,24 @@ def test_a_chinese_question_finds_the_japanese_note_written_with_other_character
         found = mem.search("佐佐木美穗 什么时候发热的？")
     assert found and (found[0].path, found[0].start_line) == ("memory/2026-11-02.md", 3)
     assert found.not_in_memory == ()
+
+
+def test_a_longer_chinese_word_is_bridged_through_its_bigrams(tmp_path: Path) -> None:
+    # 特斯拉 is cut into 特斯 and 斯拉, neither a word; the dictionary's 特斯拉 → tesla holds both
+    ws = write_notes(
+        tmp_path,
+        {
+            "memory/2026-09-01.md": (
+                "# 2026-09-01 Tue\n\n### 10:00 - car\nMo ordered a Tesla Model Y, delivery in"
+                " October.\n\n### 12:30 - lunch\nRamen downstairs.\n"
+            ),
+            "memory/2026-09-02.md": "# 2026-09-02 Wed\n\n### 09:00 - standup\n交付排期顺延一周。\n",
+        },
+    )
+    assert _first(ws, "特斯拉什么时候到？") == ("memory/2026-09-01.md", 3)
+    with Memory(ws, overrides={"embedding.provider": "none"}) as mem:
+        mem.sync()
+        profile = query_profile(mem.index, "特斯拉什么时候到？", stopwords=STOP_WORDS)
+        assert profile is not None
+        assert profile.bridges.get("特斯") == ["tesla"] and profile.bridges.get("斯拉") == ["tesla"]
+        assert "特斯" not in profile.absent and "斯拉" not in profile.absent

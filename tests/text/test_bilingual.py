@@ -36,6 +36,16 @@ def test_chinese_words_to_english() -> None:
     assert bilingual.english_for("电") == []  # single characters are never bridged
 
 
+def test_longer_chinese_words_give_english_words_for_their_bigrams() -> None:
+    assert bilingual.english_for("特斯拉") == ["tesla"]
+    assert bilingual.english_for("数据库") == ["database"]
+    found = bilingual.word_bridges("特斯拉的数据库", ["特斯", "斯拉", "数据", "据库"])
+    assert found["特斯"][0] == found["斯拉"][0] == "tesla"
+    assert "database" in found["数据"] and "database" in found["据库"]
+    # read left to right, a word taken whole: 的数 between them is no part of either
+    assert "的数" not in bilingual.word_bridges("特斯拉的数据库", ["的数"])
+
+
 def test_traditional_and_japanese_forms_too() -> None:
     assert bilingual.english_for("電腦") == ["computer"]
     assert "fever" in " ".join(bilingual.english_for("発熱"))  # Japanese 発 is 發, is 发
