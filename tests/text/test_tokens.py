@@ -316,3 +316,10 @@ def test_term_surfaces_gives_each_term_as_the_query_writes_it() -> None:
     assert term_surfaces("パッケージ管理は？", ["パッ", "管理"]) == ["パッケージ", "管理"]
     assert term_surfaces("무엇을 결정했나요?", ["정했", "결정"]) == ["결정했나요", "결정했나요"]
     assert term_surfaces("anything", ["nowhere"]) == ["nowhere"]
+
+
+def test_a_kanji_pair_is_held_with_its_okurigana_between() -> None:
+    held = term_matcher("受取")
+    assert held(match_text("受け取り時間")) and held(match_text("受取時間"))
+    assert not held(match_text("受けて取った"))  # two kana: no okurigana of one word
+    assert not term_matcher("京会")(match_text("東京の会議"))  # a particle joins two words

@@ -70,3 +70,17 @@ def test_the_table_is_cached_and_a_broken_cache_is_made_again(
     cached.write_bytes(b"not marshal data")
     assert cedict.cached("variants", 1, path, build) == first and len(calls) == 2
     assert first["穂"] == "穗" and first["發"] == "发"
+
+
+def test_okurigana_spellings_of_one_word_share_its_bigram() -> None:
+    # 受け取り and 受取, 申し込み and 申込, 引っ越し and 引越: one word, with or without its kana
+    for written, other in (("受け取り", "受取"), ("申し込み", "申込"), ("引っ越し", "引越")):
+        assert other in fts_document(f"{written}の日").split()
+        assert other in fts_query_terms(f"{written}はいつ？")
+        assert other in fts_query_terms(f"{other}はいつ？")
+
+
+def test_a_particle_between_two_words_makes_no_bigram() -> None:
+    assert "京会" not in fts_document("東京の会議").split()
+    assert "藤在" not in fts_document("佐藤さん在神田").split()
+    assert "入送" not in fts_document("入れて送る").split()  # two kana: an inflection
