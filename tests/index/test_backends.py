@@ -408,3 +408,26 @@ def test_another_workspaces_file_is_read_from_the_shared_index(tmp_path: Path, p
         assert got.is_error and got.payload["code"] == "scope-private"
     with Memory(b, overrides=shared) as mb:  # b's own copy is read from b's disk
         assert mb.get("memory/b.md").origin is None
+
+
+def test_an_index_of_an_older_tokenizer_is_rebuilt_and_finds_folded_words(
+    tmp_path: Path, backend: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import memdir.index.sync as sync
+    from memdir.text import variants
+
+    ws = _workspace(tmp_path / "ws")
+    (ws / "memory" / "2026-01-14.md").write_text(
+        "# 2026-01-14\n\n- 佐々木美穂さんと打ち合わせ、発熱のため延期。\n", encoding="utf-8"
+    )
+    with monkeypatch.context() as old:  # as memdir wrote it before Han variants were folded
+        old.setattr(sync, "TOKENIZER_VERSION", "words-v3/unicode-14.0.0")
+        old.setattr(variants, "fold", lambda text: text)
+        with Memory(ws, overrides={**KEYWORD_ONLY, **backend}) as mem:
+            mem.sync()
+            [(_, _, _, before)] = _hits(mem, "佐佐木美穗 发热")  # shared characters only
+    with Memory(ws, overrides={**KEYWORD_ONLY, **backend}) as mem:
+        report = mem.sync()
+        assert report.full_rebuild and "tokenizer" in (report.rebuild_reason or "")
+        [(path, _, _, after)] = _hits(mem, "佐佐木美穗 发热")
+        assert path == "memory/2026-01-14.md" and after > before + 0.2
