@@ -183,20 +183,19 @@ def test_a_longer_chinese_word_is_bridged_through_its_bigrams(tmp_path: Path) ->
         assert "特斯" not in profile.absent and "斯拉" not in profile.absent
 
 
+_OKURIGANA_NOTES = {
+    "memory/2026-11-05.md": "# 11/05\n\n"
+    "- 10:00 Hanami の予約画面、受け取り時間の選択を 15 分刻みに\n"
+    "- 11:30 QC の菜单页、加料の UI を再検討。Figma にコメント 12 件\n"
+    "- 14:00 佐々木さんと定例。シュトーレンの撮影は来週、店舗写真は LINE で\n"
+    "- 16:00 nimbus の token 命名、space 系を v1.0.0 で整理する案\n",
+    # 受, 取 and 時間 too, in a short note, but not the word
+    "memory/2026-11-06.md": "# 11/06\n\n- 受けて取った時間\n",
+}
+
+
 def test_a_japanese_word_is_found_however_its_okurigana_is_written(tmp_path: Path) -> None:
-    ws = write_notes(
-        tmp_path,
-        {
-            "memory/2026-11-05.md": (
-                "# 11/05\n\n- 10:00 Hanami の予約画面、受け取り時間の選択を 15 分刻みに\n"
-                "- 11:30 QC の菜单页、加料の UI を再検討。Figma にコメント 12 件\n"
-                "- 14:00 佐々木さんと定例。シュトーレンの撮影は来週、店舗写真は LINE で\n"
-                "- 16:00 nimbus の token 命名、space 系を v1.0.0 で整理する案\n"
-            ),
-            # 受, 取 and 時間 too, in a short note, but not the word
-            "memory/2026-11-06.md": "# 11/06\n\n- 受けて取った時間\n",
-        },
-    )
+    ws = write_notes(tmp_path, _OKURIGANA_NOTES)
     with Memory(ws, overrides={"embedding.provider": "none"}) as mem:
         found = mem.search("受取時間")
     # the note writes 受け取り, and is the one holding the word

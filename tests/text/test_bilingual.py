@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from memdir.text import bilingual
@@ -130,22 +128,6 @@ def test_a_single_syllable_or_non_pinyin_word_is_no_name() -> None:
         return set(words)
 
     assert bilingual.name_bridges("Mo asked Priya", ["mo", "asked", "priya"], held) == {}
-
-
-def test_the_tables_are_cached_and_a_broken_cache_is_rebuilt(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("MEMDIR_CACHE_DIR", str(tmp_path))
-    path = bilingual._data_file()
-    assert path is not None
-    first = bilingual._cached(path)
-    [cached] = (tmp_path / "cedict-bridges").glob("*.marshal")
-    again = bilingual._cached(path)
-    assert again.to_chinese == first.to_chinese and again.names == first.names
-    cached.write_bytes(b"not marshal data")
-    rebuilt = bilingual._cached(path)
-    assert rebuilt.to_english == first.to_english
-    assert cached.read_bytes() != b"not marshal data"
 
 
 def test_without_the_dictionary_nothing_is_bridged(monkeypatch: pytest.MonkeyPatch) -> None:

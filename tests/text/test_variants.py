@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from memdir.text import cedict, fts_document, fts_query_terms, term_surfaces, variants
@@ -50,26 +48,6 @@ def test_without_the_dictionary_only_the_repeat_mark_is_written_out(
     monkeypatch.setattr(variants, "_loaded", None)
     monkeypatch.setattr(variants, "_pattern", None)
     assert variants.fold("佐々木の発熱") == "佐佐木の発熱"
-
-
-def test_the_table_is_cached_and_a_broken_cache_is_made_again(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("MEMDIR_CACHE_DIR", str(tmp_path))
-    path = cedict.data_file()
-    assert path is not None
-    calls: list[Path] = []
-
-    def build(source: Path) -> dict[str, str]:
-        calls.append(source)
-        return variants._parse(source)
-
-    first = cedict.cached("variants", 1, path, build)
-    [cached] = (tmp_path / "cedict-variants").glob("*.marshal")
-    assert cedict.cached("variants", 1, path, build) == first and len(calls) == 1
-    cached.write_bytes(b"not marshal data")
-    assert cedict.cached("variants", 1, path, build) == first and len(calls) == 2
-    assert first["穂"] == "穗" and first["發"] == "发"
 
 
 def test_okurigana_spellings_of_one_word_share_its_bigram() -> None:
