@@ -46,7 +46,7 @@ def test_without_the_dictionary_only_the_repeat_mark_is_written_out(
 ) -> None:
     monkeypatch.setattr(cedict, "data_file", lambda: None)
     monkeypatch.setattr(variants, "_loaded", None)
-    monkeypatch.setattr(variants, "_pattern", None)
+    monkeypatch.setattr(variants, "_codes", None)
     assert variants.fold("佐々木の発熱") == "佐佐木の発熱"
 
 
@@ -62,3 +62,8 @@ def test_a_particle_between_two_words_makes_no_bigram() -> None:
     assert "京会" not in fts_document("東京の会議").split()
     assert "藤在" not in fts_document("佐藤さん在神田").split()
     assert "入送" not in fts_document("入れて送る").split()  # two kana: an inflection
+
+
+def test_a_lone_surrogate_is_kept_as_it_is() -> None:
+    # text decoded with surrogateescape, or a JSON escape, may hold one
+    assert variants.fold("發\ud800熱") == "发\ud800热"
