@@ -67,3 +67,10 @@ def test_a_particle_between_two_words_makes_no_bigram() -> None:
 def test_a_lone_surrogate_is_kept_as_it_is() -> None:
     # text decoded with surrogateescape, or a JSON escape, may hold one
     assert variants.fold("發\ud800熱") == "发\ud800热"
+
+
+def test_characters_beyond_the_bmp_are_folded_too() -> None:
+    pairs = variants.table()
+    astral = next(k for k in pairs if ord(k) > 0xFFFF)
+    assert variants.fold(f"發{astral}熱😀") == f"发{pairs[astral]}热😀"
+    assert variants.fold("𠀋") == "𠀋"  # Extension B, no variant: as it is
