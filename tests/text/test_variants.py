@@ -46,7 +46,7 @@ def test_without_the_dictionary_only_the_repeat_mark_is_written_out(
 ) -> None:
     monkeypatch.setattr(cedict, "data_file", lambda: None)
     monkeypatch.setattr(variants, "_loaded", None)
-    monkeypatch.setattr(variants, "_codes", None)
+    monkeypatch.setattr(variants, "_pattern", None)
     assert variants.fold("佐々木の発熱") == "佐佐木の発熱"
 
 
