@@ -163,7 +163,7 @@ _KANJI = "\u3400-\u4dbf\u4e00-\u9fff"
 _OKURIGANA = re.compile(f"(?=([{_KANJI}])[\u3041-\u3096]([{_KANJI}]))")
 _PARTICLES = frozenset("のはがをにでとへもやかなねよだてたばさ")
 """Hiragana that join two words (東京の会議, 佐藤さん在…), not two halves of one."""
-_OKURIGANA_KANA = "".join(chr(c) for c in range(0x3041, 0x3097) if chr(c) not in _PARTICLES)
+_OKURIGANA_SET = frozenset(chr(c) for c in range(0x3041, 0x3097)) - _PARTICLES
 _KANJI_PAIR = re.compile(f"[{_KANJI}]{{2}}")
 
 
@@ -503,12 +503,18 @@ def term_matcher(term: str) -> Callable[[str], bool]:
         if len(term) == 2 and _KANJI_PAIR.fullmatch(term):
             # the pair is also held written with its okurigana between (受取 in 受け取り)
             first, second = term
-            split = re.compile(f"{first}[{_OKURIGANA_KANA}]{second}")
 
             def held(text: str) -> bool:
                 if term in text:
                     return True
-                return second in text and first in text and split.search(text) is not None
+                if second not in text:
+                    return False
+                at = text.find(first)
+                while at >= 0:  # str.find, not a regex compiled for every new term
+                    if text[at + 2 : at + 3] == second and text[at + 1 : at + 2] in _OKURIGANA_SET:
+                        return True
+                    at = text.find(first, at + 1)
+                return False
 
             return held
         return lambda text: term in text
