@@ -491,8 +491,9 @@ def _forms(word: str) -> list[str]:
 @lru_cache(maxsize=4096)
 def term_matcher(term: str) -> Callable[[str], bool]:
     """A test of whether text made by :func:`match_text` holds ``term`` (a query term of
-    :func:`fts_query_terms`): a CJK gram as it is, a word in any of its English forms as a
-    whole word, an identifier's words in order with only punctuation between them.
+    :func:`fts_query_terms`): a CJK gram as it is (two kanji also with one kana of okurigana
+    between them: 受取 in 受け取り), a word in any of its English forms as a whole word, an
+    identifier's words in order with only punctuation between them.
 
     Whether a chunk *holds* each term is asked of the few candidates FTS5 found, and this
     answers it without tokenising them again: an English word by ``str.find`` of the stem its
