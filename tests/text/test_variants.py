@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from memdir.text import cedict, fts_document, fts_query_terms, term_surfaces, variants
+from memdir.text import (
+    TOKENIZER_VERSION,
+    cedict,
+    fts_document,
+    fts_query_terms,
+    term_surfaces,
+    variants,
+)
 
 
 def test_japanese_traditional_and_simplified_forms_are_one() -> None:
@@ -74,3 +81,11 @@ def test_characters_beyond_the_bmp_are_folded_too() -> None:
     astral = next(k for k in pairs if ord(k) > 0xFFFF)
     assert variants.fold(f"發{astral}熱😀") == f"发{pairs[astral]}热😀"
     assert variants.fold("𠀋") == "𠀋"  # Extension B, no variant: as it is
+
+
+def test_the_tokenizer_version_names_the_dictionary_the_fold_comes_from() -> None:
+    # another CC-CEDICT release may fold other characters: its indexes must be rebuilt
+    path = cedict.data_file()
+    assert path is not None
+    assert f"fold{variants._FORMAT}-{path.stat().st_size}" == variants.TAG
+    assert variants.TAG in TOKENIZER_VERSION

@@ -41,9 +41,16 @@ _HAN_OR_REPEAT = re.compile("[\u3005\u3400-\u9fff\uf900-\ufaff\U00020000-\U00031
 """What :func:`fold` may change: text without any is returned after one quick scan (a third of
 what the table's pattern costs on English text with a curly quote)."""
 
-TAG = "fold1" if cedict.data_file() is not None else "nofold"
-"""What :func:`fold` does here, for the tokenizer's version: ``fold1`` with the table,
-``nofold`` (々 only) without the dictionary."""
+
+def _tag() -> str:
+    path = cedict.data_file()
+    return f"fold{_FORMAT}-{path.stat().st_size}" if path is not None else "nofold"
+
+
+TAG = _tag()
+"""What :func:`fold` does here, for the tokenizer's version: ``fold<format>-<size of the
+dictionary file>`` with the table, so that another CC-CEDICT release (whose variants may
+differ) rebuilds the index too; ``nofold`` (々 only) without the dictionary."""
 
 _lock = threading.Lock()
 _loaded: dict[str, str] | None = None
