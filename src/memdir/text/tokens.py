@@ -160,10 +160,12 @@ def _cjk_grams(run: str) -> Iterator[str]:
 
 
 _KANJI = "\u3400-\u4dbf\u4e00-\u9fff"
-_OKURIGANA = re.compile(f"(?=([{_KANJI}])[\u3041-\u3096]([{_KANJI}]))")
 _PARTICLES = frozenset("のはがをにでとへもやかなねよだてたばさ")
 """Hiragana that join two words (東京の会議, 佐藤さん在…), not two halves of one."""
 _OKURIGANA_SET = frozenset(chr(c) for c in range(0x3041, 0x3097)) - _PARTICLES
+"""The kana that may stand between the two kanji of one word (受け取り): for
+:func:`_okurigana_grams` and the kanji-pair test of :func:`term_matcher` alike."""
+_OKURIGANA = re.compile(f"(?=([{_KANJI}])[{''.join(sorted(_OKURIGANA_SET))}]([{_KANJI}]))")
 _KANJI_PAIR = re.compile(f"[{_KANJI}]{{2}}")
 
 
@@ -173,11 +175,7 @@ def _okurigana_grams(run: str) -> list[str]:
     引越. Both documents and queries get it, so either spelling finds the other."""
     if not _HIRAGANA.search(run):
         return []
-    return [
-        m.group(1) + m.group(2)
-        for m in _OKURIGANA.finditer(run)
-        if run[m.start() + 1] not in _PARTICLES
-    ]
+    return [m.group(1) + m.group(2) for m in _OKURIGANA.finditer(run)]
 
 
 def _normalise(text: str) -> str:
