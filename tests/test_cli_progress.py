@@ -69,6 +69,9 @@ def _start_index(ws: Path, server: FakeServer) -> subprocess.Popen[str]:
         stderr=subprocess.PIPE,
         text=True,
         env=_env(),
+        # A job started in the background (`.ci/run &`) inherits SIGINT ignored, and Python
+        # then installs no Ctrl-C handler: give the child the terminal's default back.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
 
 
