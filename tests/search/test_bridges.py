@@ -201,3 +201,55 @@ def test_a_japanese_word_is_found_however_its_okurigana_is_written(tmp_path: Pat
     # the note writes 受け取り, and is the one holding the word
     assert found and found[0].path == "memory/2026-11-05.md"
     assert found[0].score > found[1].score
+
+
+_LOANWORD_NOTES = {
+    "memory/2026-11-10.md": (
+        "# 11/10\n\n"
+        "- 10:00 Ken とアクセシビリティのレビュー。フォーカスリングのコントラストが足りない\n"
+        "- 15:00 来週のプランを作った。ランチは駅前\n"
+    ),
+    "memory/2026-11-11.md": (
+        "# 11/11\n\n- 11:00 nimbus の新しいリリースを staging に出した\n"
+        "- 16:00 nimbus のテスターを 5 人集めた\n"
+    ),
+    "memory/projects/atlas.md": "# atlas\n\n## Dev setup\n- package manager: uv (moved off poetry)\n",
+}
+
+
+def _path(ws: Path, query: str) -> str | None:
+    found = _first(ws, query)
+    return found[0] if found else None
+
+
+def test_an_english_question_finds_the_katakana_loanword(tmp_path: Path) -> None:
+    # accessibility → アクセシビリティ, testers → テスター (UniDic's loanword lemmas)
+    ws = write_notes(tmp_path, _LOANWORD_NOTES)
+    assert _path(ws, "What did the accessibility review find?") == "memory/2026-11-10.md"
+    assert _path(ws, "How many testers did we find for nimbus?") == "memory/2026-11-11.md"
+    with Memory(ws, overrides={"embedding.provider": "none"}) as mem:
+        mem.sync()
+        profile = query_profile(mem.index, "testers for the release", stopwords=STOP_WORDS)
+        assert profile is not None
+        assert profile.bridges == {"testers": ["テスター"], "release": ["リリース"]}
+        assert profile.absent == ()
+
+
+def test_a_japanese_question_finds_the_english_word_of_its_loanword(tmp_path: Path) -> None:
+    # パッケージ → package: the grams of the loanword hold it, as 特斯拉 does tesla
+    ws = write_notes(tmp_path, _LOANWORD_NOTES)
+    assert _path(ws, "atlas のパッケージ管理には何を使っていますか？") == "memory/projects/atlas.md"
+
+
+def test_a_short_loanword_inside_a_longer_one_is_not_held(tmp_path: Path) -> None:
+    # ラン (run) is written inside プラン (plan) and ランチ (lunch), デー (day) inside データ:
+    # neither note says run, so "run" is a word memory lacks
+    ws = write_notes(
+        tmp_path, {**_LOANWORD_NOTES, "memory/data.md": "# data\n\n- データを集めた\n"}
+    )
+    with Memory(ws, overrides={"embedding.provider": "none"}) as mem:
+        mem.sync()
+        profile = query_profile(mem.index, "run day review", stopwords=STOP_WORDS)
+        assert profile is not None
+        assert "run" not in profile.bridges and "day" not in profile.bridges
+        assert profile.bridges["review"] == ["レビュー"]

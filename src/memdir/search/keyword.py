@@ -11,8 +11,10 @@ from memdir.index import ChunkRow, KeywordRow
 from memdir.index.backend import IndexBackend
 from memdir.text import (
     bilingual,
+    bridge_term,
     fts_match,
     fts_query_terms,
+    loanwords,
     match_text,
     named_words,
     term_matcher,
@@ -184,8 +186,19 @@ def query_profile(
     chars = [g[0] for g in grams] + [g[1] for g in grams]
     offered = _bridges(index, query, terms) if bridges else {}
     pieces = [w for t in terms if " " in t for w in t.split()]  # an identifier's words
-    wanted = [*terms, *chars, *pieces, *(w for words in offered.values() for w in words)]
+    # a bridge as FTS5 holds it: a katakana loanword is the phrase of its grams
+    form = {w: bridge_term(w) for words in offered.values() for w in words}
+    phrases = {p for w, p in form.items() if p != w}
+    loan_grams = {g for p in phrases for g in p.split()}
+    wanted = [*terms, *chars, *pieces, *(p for p in form.values() if p not in phrases), *loan_grams]
     total, dfs = index.term_dfs(list(dict.fromkeys(wanted)))
+    # a phrase is counted (a MATCH each) only when memory holds all its grams: in a memory
+    # without katakana, no English word's loanword costs a query
+    held_phrases = [p for p in phrases if all(dfs[g] for g in p.split())]
+    dfs.update(index.term_dfs(held_phrases)[1] if held_phrases else {})
+    for w, as_held in form.items():
+        df = dfs.get(as_held, 0)
+        dfs[w] = _loanword_df(index, w, as_held, df) if df and as_held != w else df
     bridged = {
         t: held[:BRIDGES_PER_TERM]
         for t, words in offered.items()
@@ -208,7 +221,9 @@ def query_profile(
     held_by = {t: dfs[t] > 0 or t in bridged for t in kept}
     held = sum(weights[t] for t in kept if held_by[t])
     absent = sum(weights[t] for t in kept if not held_by[t])
-    match = fts_match(list(dict.fromkeys([*kept, *(w for ws in bridged.values() for w in ws)])))
+    match = fts_match(
+        list(dict.fromkeys([*kept, *(form[w] for ws in bridged.values() for w in ws)]))
+    )
     if match is None:
         return None
     return QueryProfile(
@@ -293,12 +308,34 @@ def _dictionary_edges(query: str, lacked: set[str], grams: list[str]) -> set[str
     }
 
 
+LOANWORD_PROBE = 50
+"""How many of the chunks holding a katakana bridge's grams in a row are read, at most, to count
+those that write it as a word of its own (:func:`memdir.text.loanwords.holds`)."""
+
+
+def _loanword_df(index: IndexBackend, word: str, phrase: str, df: int) -> int:
+    """How many chunks write the loanword ``word`` as a word (ラン, not the ラン of プラン): FTS5
+    finds its grams in a row (``df`` chunks), which a longer loanword holds too; the first
+    :data:`LOANWORD_PROBE` are read, and ``df`` is scaled by the share that hold it."""
+    rows = index.keyword(fts_match([phrase]) or "", LOANWORD_PROBE)
+    if not rows:
+        return 0
+    holding = sum(1 for row in rows if loanwords.holds(match_body(row.chunk), word))
+    return holding if len(rows) >= df else round(df * holding / len(rows))
+
+
+def _bridge_matcher(word: str) -> Callable[[str], bool]:
+    if bridge_term(word) != word:  # a katakana loanword: a word of its own, not a part of one
+        return lambda text: loanwords.holds(text, word)
+    return term_matcher(word)
+
+
 def term_holder(term: str, bridges: Sequence[str] = ()) -> Callable[[str], bool]:
     """Whether a text holds ``term`` or one of its bridges."""
     own = term_matcher(term)
     if not bridges:
         return own
-    others = [term_matcher(w) for w in bridges]
+    others = [_bridge_matcher(w) for w in bridges]
     return lambda text: own(text) or any(h(text) for h in others)
 
 

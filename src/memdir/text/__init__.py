@@ -3,6 +3,7 @@
 from memdir.text.tokens import (
     FTS_TOKENIZE,
     TOKENIZER_VERSION,
+    bridge_term,
     fts_document,
     fts_match,
     fts_query,
@@ -21,6 +22,7 @@ from memdir.text.tokens import (
 __all__ = [
     "FTS_TOKENIZE",
     "TOKENIZER_VERSION",
+    "bridge_term",
     "fts_document",
     "fts_match",
     "fts_query",

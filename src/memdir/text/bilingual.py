@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from memdir.text import cedict
+from memdir.text import cedict, loanwords
 from memdir.text.variants import fold
 
 __all__ = [
@@ -60,6 +60,7 @@ _TWO_HAN = re.compile(f"[{_HAN}]{{2}}")
 _ONE_HAN = re.compile(f"[{_HAN}]")
 _HAN_RUN = re.compile(f"[{_HAN}]+")
 _TONE = str.maketrans("", "", "012345")
+_KATAKANA = re.compile("[\u30a1-\u30fa]")
 
 
 @dataclass(slots=True)
@@ -238,18 +239,23 @@ def word_bridges(query: str, terms: Sequence[str]) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     capitalised = {w.lower() for w in _CAPITALISED.findall(query)}
     longer = _longer_words(query) if _HAN_RUN.search(query) else {}
+    loans = loanwords.english_words(query) if _KATAKANA.search(query) else {}
     for i, term in enumerate(terms):
         found: list[str] = []
         if term.isascii() and term.isalpha():
             if i + 1 < len(terms) and terms[i + 1].isascii():
                 found += chinese_for(f"{term} {terms[i + 1]}")
+                found += loanwords.katakana_for(f"{term}{terms[i + 1]}")
             if term in capitalised:
                 found += names_for(term)
             for form in dict.fromkeys([term, *_stems(term)]):
                 found += chinese_for(form)
+                found += loanwords.katakana_for(form)
         elif _TWO_HAN.fullmatch(term):
             found += longer.get(term, [])
             found += english_for(term)
+        elif term in loans:
+            found += loans[term]
         if found:
             out[term] = list(dict.fromkeys(found))
     return out

@@ -1,0 +1,128 @@
+"""Katakana loanwords ↔ the English words they come from (リリース ↔ release), from UniDic.
+
+Japanese writes most technical and design vocabulary as katakana loanwords: a note says
+アクセシビリティ, リリース, テスター where an English question says accessibility, release,
+testers, and a Japanese question asks about the パッケージ manager of notes that say package.
+The two share no character, so keyword search matched nothing and the words counted as
+unknown to memory. Like the Chinese bridges (:mod:`memdir.text.bilingual`), search keeps only
+the words memory holds (:func:`memdir.search.keyword.query_profile`).
+
+- :func:`katakana_for`: the katakana spellings of an English word (computer → コンピューター,
+  コンピュータ);
+- :func:`english_words`: for each bigram of the katakana words of a query, their English
+  words (パッケージ管理 → パッ, ッケ, ケー, ージ → package): search cuts katakana into grams, as it
+  does Chinese.
+
+The table (``data/loanwords.tsv.gz``, 41,551 spellings, 0.6 MB) is made by
+``scripts/build_loanwords.py`` from the lemmas of UniDic (unidic-lite 1.0.8), which name each
+loanword's source word (``リリース-release``). UniDic is copyright the UniDic Consortium and
+used under its BSD licence (``data/UNIDIC-LICENSE``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+import threading
+import unicodedata
+from bisect import bisect_left
+from pathlib import Path
+
+__all__ = ["english_words", "holds", "katakana_for", "spellings", "words_in"]
+
+_RUN = re.compile("[\u30a1-\u30fa\u30fc]{2,}")
+_KATAKANA = re.compile("[\u30a1-\u30fa\u30fc]")
+_LONGEST = 12  # characters: longer katakana words are compounds the table rarely lists
+_DATA = Path(__file__).with_name("data") / "loanwords.tsv.gz"
+
+_lock = threading.Lock()
+_loaded: tuple[list[str], list[str]] | None = None
+
+
+def _tables() -> tuple[list[str], list[str]]:
+    """The table's two parts, each a sorted list of ``key<TAB>word|word`` lines: by katakana
+    spelling, then by English word. Looked up by binary search: reading the file takes ~15 ms,
+    where building dictionaries of it took ~100 ms, paid by the first search of a process."""
+    global _loaded
+    if _loaded is None:
+        with _lock:
+            if _loaded is None:
+                lines = gzip.decompress(_DATA.read_bytes()).decode("utf-8").split("\n")
+                gap = lines.index("")
+                _loaded = (lines[:gap], [line for line in lines[gap + 1 :] if line])
+    return _loaded
+
+
+def _lookup(lines: list[str], key: str) -> list[str]:
+    prefix = f"{key}\t"
+    at = bisect_left(lines, prefix)
+    if at < len(lines) and lines[at].startswith(prefix):
+        return lines[at][len(prefix) :].split("|")
+    return []
+
+
+def spellings() -> int:
+    """How many katakana spellings the table holds."""
+    return len(_tables()[0])
+
+
+def katakana_for(word: str) -> list[str]:
+    """The katakana spellings of an English word or two-word phrase (lower case): release →
+    リリース, at most six, the lemma's own spelling first (レビュー before リヴュー). Empty for a word no loanword comes from."""
+    return _lookup(_tables()[1], word)
+
+
+def _english(spelling: str) -> list[str]:
+    return _lookup(_tables()[0], spelling)
+
+
+def english_words(query: str) -> dict[str, list[str]]:
+    """For each katakana bigram of ``query`` that lies in a loanword the table lists, that
+    word's English words (アクセシビリティ → アク, クセ, … → accessibility). Each katakana run is
+    cut into the words the table lists (:func:`words_in`), so a compound gives its parts
+    (サインアップ → サイン sign, アップ up)."""
+    out: dict[str, list[str]] = {}
+    for run in _RUN.finditer(unicodedata.normalize("NFKC", query)):
+        for word in words_in(run.group()):
+            english = _english(word)
+            for i in range(len(word) - 1):
+                known = out.setdefault(word[i : i + 2], [])
+                known.extend(w for w in english if w not in known)
+    return out
+
+
+def words_in(run: str) -> list[str]:
+    """The loanwords a katakana run is written with, read left to right, the longest the table
+    lists first: プランニング → プランニング, ユーザーテスト → ユーザー, テスト. Characters no
+    listed word starts with are skipped."""
+    words: list[str] = []
+    at = 0
+    while at < len(run) - 1:
+        size = next(
+            (n for n in range(min(_LONGEST, len(run) - at), 1, -1) if _english(run[at : at + n])),
+            0,
+        )
+        if size:
+            words.append(run[at : at + size])
+            at += size
+        else:
+            at += 1
+    return words
+
+
+def holds(text: str, word: str) -> bool:
+    """Whether ``text`` (as :func:`memdir.text.match_text` gives it) writes the loanword
+    ``word`` as a word of its own: ラン (run) is no word of プラン (plan) or ランチ (lunch), and
+    デー (day) none of データ, though each is written inside them; テスト is a word of
+    ユーザーテスト."""
+    at = text.find(word)
+    while at >= 0:
+        start, end = at, at + len(word)
+        while start > 0 and _KATAKANA.match(text[start - 1]):
+            start -= 1
+        while end < len(text) and _KATAKANA.match(text[end]):
+            end += 1
+        if word in words_in(text[start:end]):
+            return True
+        at = text.find(word, end)
+    return False
