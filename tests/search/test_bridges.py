@@ -217,8 +217,8 @@ _LOANWORD_NOTES = {
 }
 
 
-def _path(ws: Path, query: str) -> str | None:
-    found = _first(ws, query)
+def _path(ws: Path, query: str, **overrides: object) -> str | None:
+    found = _first(ws, query, **overrides)
     return found[0] if found else None
 
 
@@ -253,3 +253,16 @@ def test_a_short_loanword_inside_a_longer_one_is_not_held(tmp_path: Path) -> Non
         assert profile is not None
         assert "run" not in profile.bridges and "day" not in profile.bridges
         assert profile.bridges["review"] == ["レビュー"]
+
+
+def test_loanword_bridges_on_both_backends(tmp_path: Path, backend: dict[str, str]) -> None:
+    # the loanword is counted as the phrase of its grams, then read in the chunks holding it
+    ws = write_notes(
+        tmp_path, {**_LOANWORD_NOTES, "memory/data.md": "# data\n\n- データを集めた\n"}
+    )
+    assert _path(ws, "What did the accessibility review find?", **backend) == "memory/2026-11-10.md"
+    with Memory(ws, overrides={"embedding.provider": "none", **backend}) as mem:
+        mem.sync()
+        profile = query_profile(mem.index, "run day review", stopwords=STOP_WORDS)
+        assert profile is not None
+        assert profile.bridges == {"review": ["レビュー"]}
