@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from memdir.search.recency import (
@@ -69,6 +71,38 @@ def test_close_rivals_are_put_newest_first() -> None:
 def test_a_clear_winner_is_not_displaced_by_a_newer_weak_match() -> None:
     items = [("the answer", 0.9, "2026-08-01"), ("newer, unrelated", 0.5, "2026-11-01")]
     assert _order(items) == ["the answer", "newer, unrelated"]
+
+
+def test_a_result_naming_the_questions_identifier_is_a_rival_further_down() -> None:
+    # "What is ledger.retry.max_attempts now?": the project note with the old value scores
+    # best; the day the setting changed is a whole day's list, diluted, at half the score
+    items = [
+        ("project note, old value", 0.78, None),
+        ("the storm, old value", 0.67, "2026-11-12"),
+        ("unrelated, newer", 0.52, "2026-11-20"),
+        ("the change, diluted", 0.43, "2026-11-17"),
+        ("too weak", 0.20, "2026-11-30"),
+    ]
+    names = {"project note, old value", "the storm, old value", "the change, diluted", "too weak"}
+
+    def order(**kw: object) -> list[str]:
+        ranked = latest_first(items, lambda x: x[1], lambda x: x[2], **kw)  # type: ignore[arg-type]
+        return [name for name, _, _ in ranked]
+
+    assert order(named=lambda x: x[0] in names) == [
+        "the change, diluted",
+        "the storm, old value",
+        "unrelated, newer",  # names nothing: keeps its place
+        "project note, old value",  # undated: after the dated ones
+        "too weak",  # under NAMED_RIVAL of the best
+    ]
+    # without names only the close rival moves; the change stays fourth
+    assert order()[:4] == [
+        "the storm, old value",
+        "project note, old value",
+        "unrelated, newer",
+        "the change, diluted",
+    ]
 
 
 def test_how_many_rivals_and_how_close_are_bounded() -> None:
@@ -141,3 +175,37 @@ def test_the_first_mention_of_an_identifier_comes_first() -> None:
     ]
     assert _first(items[:1]) == ["short later mention"]
     assert _first([]) == []
+
+
+def test_the_day_a_setting_changed_answers_what_it_is_now(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The project note still gives the old value and is short; the day the value changed is a
+    # long day's list, which scores under the close-rival share of the best: it names the
+    # setting, so it still comes first for a question about the present
+    from memdir import Memory
+    from memdir.search import recency
+
+    from .helpers import write_notes
+
+    day = ["# 2026-11-17", ""] + [
+        f"- 0{h}:00 standup, reviews and lunch, item {h}" for h in range(1, 10)
+    ]
+    day.insert(6, "- 10:30 BILL-463 live: `ledger.retry.max_attempts: 3`, backoff 500ms + jitter")
+    ws = write_notes(
+        tmp_path,
+        {
+            "memory/projects/ledger.md": "# ledger\n\n## Config\n- `ledger.retry.max_attempts=5`\n",
+            "memory/2026-11-17.md": "\n".join(day) + "\n",
+            **{
+                f"memory/2026-10-{d:02d}.md": f"# 2026-10-{d:02d}\n\n- relay deploy {d}, on-call notes\n"
+                for d in range(1, 9)
+            },
+        },
+    )
+    question = "What is ledger.retry.max_attempts now?"
+    with Memory(ws, overrides={"embedding.provider": "none"}) as mem:
+        first = mem.search(question)[0]
+        assert first.path == "memory/2026-11-17.md"
+        monkeypatch.setattr(recency, "NAMED_RIVAL", 1.0)  # as before: only close rivals
+        assert mem.search(question)[0].path == "memory/projects/ledger.md"

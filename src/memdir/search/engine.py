@@ -312,6 +312,17 @@ def _naming(
     }
 
 
+def _names_every_identifier(
+    profile: QueryProfile | None, rows: dict[int, ChunkRow]
+) -> Callable[[Candidate], bool] | None:
+    """Whether a candidate's chunk names every identifier of the question (``None`` when the
+    question names none): for :func:`memdir.search.recency.latest_first`."""
+    tests = [term_matcher(t) for t in (profile.terms if profile else ()) if is_identifier_term(t)]
+    if not tests:
+        return None
+    return lambda c: c.chunk_id in rows and all(t(match_body(rows[c.chunk_id])) for t in tests)
+
+
 def _where(
     rows: dict[int, ChunkRow], c: Candidate, naming: set[int]
 ) -> tuple[str, str, int] | None:
@@ -550,6 +561,7 @@ def run_search(
             candidates,
             lambda c: c.score,
             lambda c: rows[c.chunk_id].date if c.chunk_id in rows else None,
+            named=_names_every_identifier(profile, rows),
         )
     elif named is not None:
         candidates = first_mention_first(
