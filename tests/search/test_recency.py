@@ -25,6 +25,10 @@ from memdir.search.recency import (
         "最近用的是哪个版本",
         "今はどのツールを使っていますか",
         "지금 무엇을 사용하나요",
+        # the next one planned is the newest plan
+        "When is the next design review?",
+        "次のデザインレビューっていつ？",
+        "下次 1:1 是什么时候？",
     ],
 )
 def test_questions_about_the_present(query: str) -> None:
@@ -38,6 +42,8 @@ def test_questions_about_the_present(query: str) -> None:
         "OPS-1243 的根因是什么",
         "Who approved the rollback in September?",
         "knowledge of the snowfall",  # "now" inside a word is not a cue
+        "What happened the next day?",  # the day after something: the past
+        "次の日に何があった？",
     ],
 )
 def test_questions_about_the_past_or_no_time(query: str) -> None:

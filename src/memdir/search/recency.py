@@ -37,9 +37,10 @@ __all__ = [
 
 _NOW = re.compile(
     r"\b(?:now|currently|current|these\s+days|nowadays|at\s+the\s+moment|at\s+present|"
-    r"right\s+now|as\s+of\s+today|today|latest|still|anymore|any\s+more)\b"
-    r"|现在|目前|最近|如今|当前|眼下|现阶段|这阵子|近来|最新|还在|仍然|"
-    r"今は|今の|今も|現在|最近|最新|いま|"
+    r"right\s+now|as\s+of\s+today|today|latest|still|anymore|any\s+more|upcoming|"
+    r"next(?!\s+(?:day|morning|afternoon|evening|night)\b))\b"
+    r"|现在|目前|最近|如今|当前|眼下|现阶段|这阵子|近来|最新|还在|仍然|下次|下一次|"
+    r"今は|今の|今も|現在|最近|最新|いま|次の(?!日|朝|晩)|次回|"
     r"지금|현재|요즘|최근",
     re.IGNORECASE,
 )
@@ -93,7 +94,9 @@ T = TypeVar("T")
 
 def asks_about_now(query: str) -> bool:
     """Whether ``query`` asks about the present state of something ("which X do we use now",
-    "目前用什么", "今は何を使っていますか")."""
+    "目前用什么", "今は何を使っていますか"), or the next one planned ("When is the next design
+    review?", "次のデザインレビューっていつ？": the newest plan says; on the designer's tuning
+    half of bench/agentmem hit@1 +1 question in every mode, nothing else moved)."""
     return _NOW.search(query) is not None
 
 
