@@ -11,6 +11,7 @@ from memdir.search.recency import (
     asks_what_it_is,
     first_mention_first,
     latest_first,
+    opens_a_line,
 )
 
 
@@ -181,6 +182,47 @@ def test_the_first_mention_of_an_identifier_comes_first() -> None:
     ]
     assert _first(items[:1]) == ["short later mention"]
     assert _first([]) == []
+
+
+def test_rivals_about_the_identifier_come_before_those_naming_it_in_passing() -> None:
+    # "What was ATL-212 about?": the project note's config line names it in passing and scores
+    # best; the ticket table's row and the day's entry open with it
+    items = [
+        ("config, in passing", 0.99, None),
+        ("versions, in passing", 0.98, None),
+        ("ticket table row", 0.93, None),
+        ("the day's entry", 0.85, ("2026-08-21", "memory/2026-08-21.md", 3)),
+    ]
+    passing = {"config, in passing", "versions, in passing"}
+    ranked = first_mention_first(
+        items, lambda x: x[1], lambda x: x[2], in_passing=lambda x: x[0] in passing
+    )
+    assert [name for name, _, _ in ranked] == [
+        "ticket table row",
+        "the day's entry",
+        "config, in passing",
+        "versions, in passing",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("line", "about"),
+    [
+        ("- 10:10 ATL-212: DAU dashboard is 6% high", True),
+        ("| ATL-212 | DAU double counting | done |", True),
+        ("### 10:20 - ledger: 重试风暴（BILL-463）", True),  # a heading naming it
+        ("1. **ATL-212** fixed the window", True),
+        ("- [x] atl-212 closed", True),
+        ("- v0.9.3 (2026-08-18) — exposed the dedupe window problem (ATL-212)", False),
+        ("- `dedupe_window_hours: 48` since ATL-212", False),
+        ("- nothing about it", False),
+    ],
+)
+def test_a_line_about_an_identifier_opens_with_it(line: str, about: bool) -> None:
+    assert (
+        opens_a_line(f"# note\n\n{line}\n- more", "ATL-212" if "BILL" not in line else "BILL-463")
+        is about
+    )
 
 
 def test_the_day_a_setting_changed_answers_what_it_is_now(

@@ -30,6 +30,7 @@ from memdir.search.recency import (
     asks_what_it_is,
     first_mention_first,
     latest_first,
+    opens_a_line,
 )
 from memdir.search.results import SearchResponse, SearchResult, citation_for, make_snippet
 from memdir.search.threads import Assist, LazyPool
@@ -565,7 +566,14 @@ def run_search(
         )
     elif named is not None:
         candidates = first_mention_first(
-            candidates, lambda c: c.score, lambda c: _where(rows, c, naming)
+            candidates,
+            lambda c: c.score,
+            lambda c: _where(rows, c, naming),
+            in_passing=lambda c: (
+                c.chunk_id in naming
+                and _where(rows, c, naming) is None
+                and not opens_a_line(rows[c.chunk_id].text, named)
+            ),
         )
     if settings.mmr_enabled:
         from memdir.search.mmr import mmr_rerank  # off by default: not imported until used

@@ -121,13 +121,19 @@ def first_mention_first(
     *,
     close: float = CLOSE_MATCH,
     rivals: int = MAX_RIVALS,
+    in_passing: Callable[[T], bool] | None = None,
 ) -> list[T]:
     """``ranked`` (best first) with the close rivals of the best result that mention the
     identifier and are dated put oldest first, by ``where(x)`` = ``(date, path, start line)``
     (``None``: undated, or not naming it); the other rivals keep their places (a reference
     note, the table of error codes, is as good an answer as the first mention, and a note that
     does not name the identifier is no mention of it). The rivals are as in
-    :func:`latest_first`."""
+    :func:`latest_first`. Then the rivals ``in_passing`` says name it only in passing (an
+    undated note where no line is about it, :func:`opens_a_line`) go after the others: on
+    bench/agentmem's engineer tuning half, "What was ATL-212 about?" was answered by a project
+    note's config line ``… since ATL-212``; +1 question at hit@1 in every mode, none lost on
+    any half. A dated log's mention is kept where its date puts it: "Opened OPS-1324." ends
+    the sentence about the incident that opened it."""
     items = list(ranked)
     n = _rivals(items, score, close, rivals)
     if n < 2:
@@ -137,6 +143,8 @@ def first_mention_first(
     ordered = [head[i] for i, _ in sorted(dated, key=lambda t: t[1])]
     for (i, _), x in zip(dated, ordered, strict=True):
         head[i] = x
+    if in_passing is not None:
+        head = [x for x in head if not in_passing(x)] + [x for x in head if in_passing(x)]
     return head + items[n:]
 
 
@@ -190,3 +198,29 @@ def latest_first(
 def _neg(day: str) -> tuple[int, ...]:
     """A sort key that puts later ISO dates first."""
     return tuple(-ord(c) for c in day)
+
+
+_LINE_HEAD = re.compile(
+    r"^[\s>#*+|-]*(?:\d+[.)]\s+)?(?:\[[ xX]\]\s*)?"
+    r"(?:\d{1,2}:\d{2}(?:\s*[-–~]\s*\d{1,2}:\d{2})?\s*[-–—:]?\s*)?[`*_\[(]*"
+)
+
+
+def opens_a_line(text: str, identifier: str) -> bool:
+    """Whether a line of ``text`` is about ``identifier``: it opens the line, after list and
+    heading marks, a time and emphasis (``- 10:10 ATL-212: DAU …``, ``| ATL-212 | … |``,
+    ``### OPS-1324 mitigated``), or a heading names it (``### 10:20 - 重试风暴（BILL-463）``),
+    rather than standing in a sentence about something else
+    (``… exposed the dedupe window problem (ATL-212)``)."""
+    want = identifier.lower()
+    for line in text.splitlines():
+        line = line.lower()
+        at = line.find(want)
+        if at < 0:
+            continue
+        if line.lstrip().startswith("#"):  # a heading naming it heads an entry about it
+            return True
+        head = _LINE_HEAD.match(line)
+        if head is not None and head.end() == at:
+            return True
+    return False
