@@ -425,7 +425,9 @@ SETTINGS: tuple[Setting, ...] = (
         bool,
         "Let a query word match its English or Chinese counterparts that memory holds, from the "
         "CC-CEDICT dictionary (lunch and 午饭, 电脑 and computer, a pinyin name such as Tang Ning "
-        "and 唐宁), so that a question in one language finds notes written in the other.",
+        "and 唐宁), and its English or katakana ones, from UniDic's loanwords (release and "
+        "リリース, パッケージ and package), so that a question in one language finds notes "
+        "written in the other.",
     ),
     Setting(
         "search.mmr.enabled",
