@@ -7,6 +7,8 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import pytest
+
 from memdir.text import loanwords
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,6 +44,21 @@ def test_a_loanword_is_held_only_as_a_word_of_its_own() -> None:
     assert not loanwords.holds("ランチは駅前", "ラン")
     assert not loanwords.holds("データ", "デー")
     assert loanwords.holds("プランとラン", "ラン")  # the second, standalone one
+
+
+def test_a_missing_or_damaged_table_means_no_loanwords_and_a_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    broken = tmp_path / "loanwords.tsv.gz"
+    broken.write_bytes(b"not gzip")
+    for path in (tmp_path / "missing.tsv.gz", broken):
+        monkeypatch.setattr(loanwords, "_DATA", path)
+        monkeypatch.setattr(loanwords, "_loaded", None)
+        with caplog.at_level("WARNING", logger="memdir.text.loanwords"):
+            assert loanwords.katakana_for("release") == []
+            assert loanwords.english_words("パッケージ") == {}
+        assert f"katakana loanwords unavailable ({path}" in caplog.text
+        caplog.clear()
 
 
 def test_the_shipped_table_is_sorted_for_binary_search() -> None:

@@ -22,6 +22,7 @@ used under its BSD licence (``data/UNIDIC-LICENSE``).
 from __future__ import annotations
 
 import gzip
+import logging
 import re
 import threading
 import unicodedata
@@ -35,6 +36,8 @@ _KATAKANA = re.compile("[\u30a1-\u30fa\u30fc]")
 _LONGEST = 12  # characters: longer katakana words are compounds the table rarely lists
 _DATA = Path(__file__).with_name("data") / "loanwords.tsv.gz"
 
+log = logging.getLogger(__name__)
+
 _lock = threading.Lock()
 _loaded: tuple[list[str], list[str]] | None = None
 
@@ -47,10 +50,21 @@ def _tables() -> tuple[list[str], list[str]]:
     if _loaded is None:
         with _lock:
             if _loaded is None:
-                lines = gzip.decompress(_DATA.read_bytes()).decode("utf-8").split("\n")
-                gap = lines.index("")
-                _loaded = (lines[:gap], [line for line in lines[gap + 1 :] if line])
+                _loaded = _read(_DATA)
     return _loaded
+
+
+def _read(path: Path) -> tuple[list[str], list[str]]:
+    """The two parts of the table file; both empty, with a warning, when it is missing or
+    damaged (a repackaged install without memdir's data files): search then works as without
+    loanwords."""
+    try:
+        lines = gzip.decompress(path.read_bytes()).decode("utf-8").split("\n")
+        gap = lines.index("")
+    except (OSError, EOFError, ValueError, UnicodeDecodeError) as exc:
+        log.warning("katakana loanwords unavailable (%s: %s); searching without them", path, exc)
+        return [], []
+    return lines[:gap], [line for line in lines[gap + 1 :] if line]
 
 
 def _lookup(lines: list[str], key: str) -> list[str]:
