@@ -431,3 +431,17 @@ def test_an_index_of_an_older_tokenizer_is_rebuilt_and_finds_folded_words(
         assert report.full_rebuild and "tokenizer" in (report.rebuild_reason or "")
         [(path, _, _, after)] = _hits(mem, "佐佐木美穗 发热")
         assert path == "memory/2026-01-14.md" and after > before + 0.2
+
+
+def test_an_unranked_keyword_read_gives_matching_chunks_up_to_the_limit(
+    tmp_path: Path, backend: dict[str, str]
+) -> None:
+    # what the loanword probe reads: any chunks holding the phrase, not the best of them
+    ws = _workspace(tmp_path / "ws")
+    with Memory(ws, overrides={**KEYWORD_ONLY, **backend}) as mem:
+        mem.sync()
+        ranked = mem.index.keyword('"deploy"', 50)
+        unranked = mem.index.keyword('"deploy"', 50, ranked=False)
+        assert ranked and {r.chunk.id for r in unranked} == {r.chunk.id for r in ranked}
+        assert len(mem.index.keyword('"deploy"', 1, ranked=False)) == 1
+        assert mem.index.keyword('"xylophonexx"', 5, ranked=False) == []

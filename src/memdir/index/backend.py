@@ -147,8 +147,16 @@ class IndexBackend(Protocol):
         ...
 
     def keyword(
-        self, match: str, limit: int, *, sources: Sequence[str] | None = None
-    ) -> list[KeywordRow]: ...
+        self,
+        match: str,
+        limit: int,
+        *,
+        sources: Sequence[str] | None = None,
+        ranked: bool = True,
+    ) -> list[KeywordRow]:
+        """The best ``limit`` chunks matching ``match`` by BM25; ``ranked=False``: any
+        ``limit`` of them, when that is cheaper (a sample to read, not an answer)."""
+        ...
 
     def nearest(self, query: Sequence[float], k: int) -> list[tuple[int, float]]:
         """``(chunk id, cosine)`` of the ``k`` nearest vectors (``server_vectors`` only)."""

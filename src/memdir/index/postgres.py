@@ -898,10 +898,16 @@ class PgIndex:
         return total, {t: self._dfs[t] for t in terms}
 
     def keyword(
-        self, match: str, limit: int, *, sources: Sequence[str] | None = None
+        self,
+        match: str,
+        limit: int,
+        *,
+        sources: Sequence[str] | None = None,
+        ranked: bool = True,
     ) -> list[KeywordRow]:
         """FTS5's bm25 over the GIN candidates (see the module docstring); ``rank`` is negative,
-        lower is better, as on SQLite. One statement.
+        lower is better, as on SQLite. One statement. ``ranked=False`` is accepted and still
+        ranks: the staged scan below is already bounded by ``limit``.
 
         The terms are taken rarest first, one a stage (:data:`MAX_STAGES`): a stage scores
         the chunks that hold its term and no earlier one. bm25 gives a term at most

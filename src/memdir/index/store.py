@@ -463,9 +463,27 @@ class Index:
 
     # -- keyword search ------------------------------------------------------------------
     def keyword(
-        self, match: str, limit: int, *, sources: Sequence[str] | None = None
+        self,
+        match: str,
+        limit: int,
+        *,
+        sources: Sequence[str] | None = None,
+        ranked: bool = True,
     ) -> list[KeywordRow]:
-        """FTS5 BM25 search; ``rank`` is FTS5's bm25 (negative, lower is better)."""
+        """FTS5 BM25 search; ``rank`` is FTS5's bm25 (negative, lower is better). With
+        ``ranked=False``, any ``limit`` chunks that match, unscored (``rank`` 0): FTS5 stops at
+        the limit instead of scoring every match to sort them."""
+        if not ranked and not sources:
+            sql = (
+                "SELECT c.id, c.path, c.source, c.start_line, c.end_line, c.text, c.context, c.date, 0.0"
+                " FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?) AS f"
+                " JOIN chunks c ON c.id = f.rowid"
+            )
+            try:
+                rows = self.read(sql, [match, limit])
+            except sqlite3.OperationalError as exc:
+                raise StorageError(f"keyword search failed for {match!r}: {exc}") from exc
+            return [KeywordRow(ChunkRow(*r[:8]), float(r[8])) for r in rows]
         if sources:
             marks = ",".join("?" * len(sources))
             sql = (

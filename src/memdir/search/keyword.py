@@ -317,7 +317,7 @@ def _loanword_df(index: IndexBackend, word: str, phrase: str, df: int) -> int:
     """How many chunks write the loanword ``word`` as a word (ラン, not the ラン of プラン): FTS5
     finds its grams in a row (``df`` chunks), which a longer loanword holds too; the first
     :data:`LOANWORD_PROBE` are read, and ``df`` is scaled by the share that hold it."""
-    rows = index.keyword(fts_match([phrase]) or "", LOANWORD_PROBE)
+    rows = index.keyword(fts_match([phrase]) or "", LOANWORD_PROBE, ranked=False)
     if not rows:
         return 0
     holding = sum(1 for row in rows if loanwords.holds(match_body(row.chunk), word))

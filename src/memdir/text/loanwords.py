@@ -27,6 +27,7 @@ import re
 import threading
 import unicodedata
 from bisect import bisect_left
+from dataclasses import dataclass, field
 from pathlib import Path
 
 __all__ = ["english_words", "holds", "katakana_for", "spellings", "words_in"]
@@ -39,10 +40,20 @@ _DATA = Path(__file__).with_name("data") / "loanwords.tsv.gz"
 log = logging.getLogger(__name__)
 
 _lock = threading.Lock()
-_loaded: tuple[list[str], list[str]] | None = None
+_loaded: _Table | None = None
+_RUNS_CACHED = 16_384
+"""Katakana runs whose words are kept (:func:`words_in`): the same runs come back in chunk
+after chunk."""
 
 
-def _tables() -> tuple[list[str], list[str]]:
+@dataclass(slots=True)
+class _Table:
+    forward: list[str]  # ``katakana<TAB>english|english``, sorted
+    backward: list[str]  # ``english<TAB>katakana|katakana``, sorted
+    runs: dict[str, tuple[str, ...]] = field(default_factory=dict)  # words_in, cut with this table
+
+
+def _tables() -> _Table:
     """The table's two parts, each a sorted list of ``key<TAB>word|word`` lines: by katakana
     spelling, then by English word. Looked up by binary search: reading the file takes ~15 ms,
     where building dictionaries of it took ~100 ms, paid by the first search of a process."""
@@ -54,7 +65,7 @@ def _tables() -> tuple[list[str], list[str]]:
     return _loaded
 
 
-def _read(path: Path) -> tuple[list[str], list[str]]:
+def _read(path: Path) -> _Table:
     """The two parts of the table file; both empty, with a warning, when it is missing or
     damaged (a repackaged install without memdir's data files): search then works as without
     loanwords."""
@@ -63,8 +74,8 @@ def _read(path: Path) -> tuple[list[str], list[str]]:
         gap = lines.index("")
     except (OSError, EOFError, ValueError, UnicodeDecodeError) as exc:
         log.warning("katakana loanwords unavailable (%s: %s); searching without them", path, exc)
-        return [], []
-    return lines[:gap], [line for line in lines[gap + 1 :] if line]
+        return _Table([], [])
+    return _Table(lines[:gap], [line for line in lines[gap + 1 :] if line])
 
 
 def _lookup(lines: list[str], key: str) -> list[str]:
@@ -77,17 +88,17 @@ def _lookup(lines: list[str], key: str) -> list[str]:
 
 def spellings() -> int:
     """How many katakana spellings the table holds."""
-    return len(_tables()[0])
+    return len(_tables().forward)
 
 
 def katakana_for(word: str) -> list[str]:
     """The katakana spellings of an English word or two-word phrase (lower case): release →
     リリース, at most six, the lemma's own spelling first (レビュー before リヴュー). Empty for a word no loanword comes from."""
-    return _lookup(_tables()[1], word)
+    return _lookup(_tables().backward, word)
 
 
 def _english(spelling: str) -> list[str]:
-    return _lookup(_tables()[0], spelling)
+    return _lookup(_tables().forward, spelling)
 
 
 def english_words(query: str) -> dict[str, list[str]]:
@@ -99,6 +110,8 @@ def english_words(query: str) -> dict[str, list[str]]:
     for run in _RUN.finditer(unicodedata.normalize("NFKC", query)):
         for word in words_in(run.group()):
             english = _english(word)
+            if not english:
+                continue
             for i in range(len(word) - 1):
                 known = out.setdefault(word[i : i + 2], [])
                 known.extend(w for w in english if w not in known)
@@ -106,6 +119,22 @@ def english_words(query: str) -> dict[str, list[str]]:
 
 
 def words_in(run: str) -> list[str]:
+    """The loanwords a katakana run is written with (see :func:`_cut`)."""
+    return list(_words_in(run))
+
+
+def _words_in(run: str) -> tuple[str, ...]:
+    """:func:`_cut`, kept per table for the last :data:`_RUNS_CACHED` runs."""
+    runs = _tables().runs
+    found = runs.get(run)
+    if found is None:
+        if len(runs) >= _RUNS_CACHED:
+            runs.clear()
+        found = runs[run] = _cut(run)
+    return found
+
+
+def _cut(run: str) -> tuple[str, ...]:
     """The loanwords a katakana run is written with, read left to right, the longest the table
     lists first: プランニング → プランニング, ユーザーテスト → ユーザー, テスト. Characters no
     listed word starts with are skipped."""
@@ -121,7 +150,7 @@ def words_in(run: str) -> list[str]:
             at += size
         else:
             at += 1
-    return words
+    return tuple(words)
 
 
 def holds(text: str, word: str) -> bool:
@@ -136,7 +165,7 @@ def holds(text: str, word: str) -> bool:
             start -= 1
         while end < len(text) and _KATAKANA.match(text[end]):
             end += 1
-        if word in words_in(text[start:end]):
+        if word in _words_in(text[start:end]):
             return True
         at = text.find(word, end)
     return False
