@@ -147,12 +147,7 @@ class IndexBackend(Protocol):
         ...
 
     def keyword(
-        self,
-        match: str,
-        limit: int,
-        *,
-        sources: Sequence[str] | None = None,
-        ranked: bool = True,
+        self, match: str, limit: int, *, sources: Sequence[str] | None = None, ranked: bool = True
     ) -> list[KeywordRow]:
         """The best ``limit`` chunks matching ``match`` by BM25; ``ranked=False``: any
         ``limit`` of them, when that is cheaper (a sample to read, not an answer)."""

@@ -898,12 +898,7 @@ class PgIndex:
         return total, {t: self._dfs[t] for t in terms}
 
     def keyword(
-        self,
-        match: str,
-        limit: int,
-        *,
-        sources: Sequence[str] | None = None,
-        ranked: bool = True,
+        self, match: str, limit: int, *, sources: Sequence[str] | None = None, ranked: bool = True
     ) -> list[KeywordRow]:
         """FTS5's bm25 over the GIN candidates (see the module docstring); ``rank`` is negative,
         lower is better, as on SQLite. One statement. ``ranked=False`` is accepted and still

@@ -463,12 +463,7 @@ class Index:
 
     # -- keyword search ------------------------------------------------------------------
     def keyword(
-        self,
-        match: str,
-        limit: int,
-        *,
-        sources: Sequence[str] | None = None,
-        ranked: bool = True,
+        self, match: str, limit: int, *, sources: Sequence[str] | None = None, ranked: bool = True
     ) -> list[KeywordRow]:
         """FTS5 BM25 search; ``rank`` is FTS5's bm25 (negative, lower is better). With
         ``ranked=False``, any ``limit`` chunks that match, unscored (``rank`` 0): FTS5 stops at
