@@ -175,7 +175,9 @@ def query_profile(
     (进展, not 进展 + 进 + 展). Weights use :func:`presence_idf`; ``bm25_mass`` stays FTS5's.
 
     With ``bridges``, a term may also be held through words of the other language that memory
-    holds (lunch → 午饭, 电脑 → computer, Tang Ning → 唐宁; :mod:`memdir.text.bilingual`):
+    holds (lunch → 午饭, 电脑 → computer, Tang Ning → 唐宁; :mod:`memdir.text.bilingual`;
+    release → リリース, パッケージ → package: :mod:`memdir.text.loanwords`, a loanword counted
+    as the phrase of its grams and then read in up to :data:`LOANWORD_PROBE` chunks):
     they join the MATCH expression, a chunk holding one holds the term, and a term memory holds
     only that way is not absent. A bigram that is an edge between two words gets none.
     """
