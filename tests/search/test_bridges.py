@@ -239,6 +239,8 @@ def test_a_japanese_question_finds_the_english_word_of_its_loanword(tmp_path: Pa
     # パッケージ → package: the grams of the loanword hold it, as 特斯拉 does tesla
     ws = write_notes(tmp_path, _LOANWORD_NOTES)
     assert _path(ws, "atlas のパッケージ管理には何を使っていますか？") == "memory/projects/atlas.md"
+    # half-width katakana is read as the full-width word
+    assert _path(ws, "atlas のﾊﾟｯｹｰｼﾞ管理は？") == "memory/projects/atlas.md"
 
 
 def test_a_short_loanword_inside_a_longer_one_is_not_held(tmp_path: Path) -> None:

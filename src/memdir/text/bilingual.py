@@ -60,7 +60,6 @@ _TWO_HAN = re.compile(f"[{_HAN}]{{2}}")
 _ONE_HAN = re.compile(f"[{_HAN}]")
 _HAN_RUN = re.compile(f"[{_HAN}]+")
 _TONE = str.maketrans("", "", "012345")
-_KATAKANA = re.compile("[\u30a1-\u30fa]")
 
 
 @dataclass(slots=True)
@@ -235,11 +234,12 @@ def word_bridges(query: str, terms: Sequence[str]) -> dict[str, list[str]]:
     """For each query term, the dictionary's words of the other language that may say it,
     before memory is asked which it holds: an English word's Chinese words (its inflections'
     too, and a two-word phrase's with the next term: national day → 国庆), a capitalised
-    word's place names (Hangzhou → 杭州), and a two-character Chinese word's English ones."""
+    word's place names (Hangzhou → 杭州), a two-character Chinese word's English ones, and the
+    katakana loanwords of an English word and the reverse (:mod:`memdir.text.loanwords`)."""
     out: dict[str, list[str]] = {}
     capitalised = {w.lower() for w in _CAPITALISED.findall(query)}
     longer = _longer_words(query) if _HAN_RUN.search(query) else {}
-    loans = loanwords.english_words(query) if _KATAKANA.search(query) else {}
+    loans = loanwords.english_words(query)
     for i, term in enumerate(terms):
         found: list[str] = []
         if term.isascii() and term.isalpha():

@@ -34,6 +34,7 @@ __all__ = ["english_words", "holds", "katakana_for", "spellings", "words_in"]
 
 _RUN = re.compile("[\u30a1-\u30fa\u30fc]{2,}")
 _KATAKANA = re.compile("[\u30a1-\u30fa\u30fc]")
+_ANY_KATAKANA = re.compile("[\u30a1-\u30fa\uff66-\uff9d]")  # half-width too, before NFKC
 _LONGEST = 12  # characters: longer katakana words are compounds the table rarely lists
 _DATA = Path(__file__).with_name("data") / "loanwords.tsv.gz"
 
@@ -107,6 +108,8 @@ def english_words(query: str) -> dict[str, list[str]]:
     cut into the words the table lists (:func:`words_in`), so a compound gives its parts
     (サインアップ → サイン sign, アップ up)."""
     out: dict[str, list[str]] = {}
+    if not _ANY_KATAKANA.search(query):  # most queries: no need to normalise them
+        return out
     for run in _RUN.finditer(unicodedata.normalize("NFKC", query)):
         for word in words_in(run.group()):
             english = _english(word)
