@@ -570,9 +570,7 @@ def run_search(
             lambda c: c.score,
             lambda c: _where(rows, c, naming),
             in_passing=lambda c: (
-                c.chunk_id in naming
-                and _where(rows, c, naming) is None
-                and not opens_a_line(rows[c.chunk_id].text, named)
+                c.chunk_id in naming and not opens_a_line(rows[c.chunk_id].text, named)
             ),
         )
     if settings.mmr_enabled:

@@ -87,7 +87,6 @@ NAMED_RIVAL = 0.35
 rival of the best down to this share of its score. bench/agentmem, tuning halves: hybrid hit@1
 +1 question on the engineer's (0.5 the same; 0.35 also +1 in keyword search, 0.2 as 0.35),
 keyword +1 on the designer's, none lost; test halves: hybrid and keyword +1 on the engineer's."""
-"""How many of the first results may be put in date order."""
 
 T = TypeVar("T")
 
@@ -128,8 +127,8 @@ def first_mention_first(
     (``None``: undated, or not naming it); the other rivals keep their places (a reference
     note, the table of error codes, is as good an answer as the first mention, and a note that
     does not name the identifier is no mention of it). The rivals are as in
-    :func:`latest_first`. Then the rivals ``in_passing`` says name it only in passing (an
-    undated note where no line is about it, :func:`opens_a_line`) go after the others: on
+    :func:`latest_first`. Then the undated rivals that ``in_passing`` says name it only in
+    passing (no line of theirs is about it, :func:`opens_a_line`) go after the others: on
     bench/agentmem's engineer tuning half, "What was ATL-212 about?" was answered by a project
     note's config line ``… since ATL-212``; +1 question at hit@1 in every mode, none lost on
     any half. A dated log's mention is kept where its date puts it: "Opened OPS-1324." ends
@@ -143,8 +142,8 @@ def first_mention_first(
     ordered = [head[i] for i, _ in sorted(dated, key=lambda t: t[1])]
     for (i, _), x in zip(dated, ordered, strict=True):
         head[i] = x
-    if in_passing is not None:
-        head = [x for x in head if not in_passing(x)] + [x for x in head if in_passing(x)]
+    if in_passing is not None:  # a stable sort: each group keeps its order
+        head.sort(key=lambda x: where(x) is None and in_passing(x))
     return head + items[n:]
 
 
@@ -213,8 +212,7 @@ def opens_a_line(text: str, identifier: str) -> bool:
     rather than standing in a sentence about something else
     (``… exposed the dedupe window problem (ATL-212)``)."""
     want = identifier.lower()
-    for line in text.splitlines():
-        line = line.lower()
+    for line in text.lower().splitlines():
         at = line.find(want)
         if at < 0:
             continue
