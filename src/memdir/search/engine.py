@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
@@ -38,6 +37,7 @@ from memdir.text import (
     bridge_term,
     fts_match,
     fts_query_terms,
+    is_katakana_word,
     replace_surrogates,
     term_matcher,
     term_surfaces,
@@ -234,18 +234,11 @@ def vector_query(query: str, profile: QueryProfile | None) -> str:
     if profile is None or not profile.bridges:
         return query
     words = dict.fromkeys(
-        w
-        for term, found in profile.bridges.items()
-        if not _KATAKANA_TERM.match(term)
-        for w in found
+        w for term, found in profile.bridges.items() if not is_katakana_word(term) for w in found
     )
     if not words:
         return query
     return f"{query} ({' '.join(words)})"
-
-
-_KATAKANA_TERM = re.compile("[\u30a1-\u30fa\u30fc]")
-"""A query term cut from a katakana word (its bridges are English words)."""
 
 
 def _absence_factor(profile: QueryProfile | None, mode: str) -> float:

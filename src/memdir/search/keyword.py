@@ -14,6 +14,7 @@ from memdir.text import (
     bridge_term,
     fts_match,
     fts_query_terms,
+    is_katakana_word,
     loanwords,
     match_text,
     named_words,
@@ -327,7 +328,7 @@ def _loanword_df(index: IndexBackend, word: str, phrase: str, df: int) -> int:
 
 
 def _bridge_matcher(word: str) -> Callable[[str], bool]:
-    if bridge_term(word) != word:  # a katakana loanword: a word of its own, not a part of one
+    if is_katakana_word(word):  # a loanword: a word of its own, not a part of one
         return lambda text: loanwords.holds(text, word)
     return term_matcher(word)
 

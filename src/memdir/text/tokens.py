@@ -445,14 +445,18 @@ def fts_query(query: str, *, stopwords: frozenset[str] = frozenset()) -> str | N
     return fts_match(fts_query_terms(query, stopwords=stopwords))
 
 
+def is_katakana_word(word: str) -> bool:
+    """Whether ``word`` is katakana only, two characters or more (a loanword, or a query's
+    gram of one)."""
+    return len(word) > 1 and _KATAKANA_RUN.fullmatch(word) is not None
+
+
 def bridge_term(word: str) -> str:
     """The query term of a word another language gives a term (a bridge): the word itself,
     or, for a katakana loanword (リリース), the phrase of the grams a document holds it as
     (``リ リリ リ リー ー ース ス``), which FTS5 matches as a phrase and :func:`term_matcher`
     is not given (it reads the word itself)."""
-    if len(word) > 1 and _KATAKANA_RUN.fullmatch(word):
-        return fts_document(word)
-    return word
+    return fts_document(word) if is_katakana_word(word) else word
 
 
 def fts_match(terms: list[str]) -> str | None:
