@@ -19,6 +19,7 @@ from memdir.chunking import (
     sha256_hex,
     split_lines,
 )
+from memdir.markdown import heading_date
 from memdir.text import weighted_length
 
 
@@ -486,6 +487,39 @@ def test_date_from_markers_headings_and_file_name() -> None:
     nested = chunk_markdown("## 2026-05-01\n### Broker\nNATS.\n", path="memory/log.md")
     assert (nested[0].context, nested[0].date) == ("log › 2026-05-01", "2026-05-01")
     assert chunk_markdown("- 2026-02-30: no such day\n", path="m.md")[0].date is None
+
+
+def test_heading_dates_in_the_forms_people_write() -> None:
+    # with a year: taken as written, in any form
+    for title in ("2026/11/26 standup", "2026年11月26日 周会", "Launch Nov 26, 2026", "2026-11-26"):
+        assert heading_date(title) == "2026-11-26", title
+    # without one: the year nearest the reference day, else no date
+    assert heading_date("チケット（11/26 時点）", "2026-12-03") == "2026-11-26"
+    assert heading_date("チケット（11/26 時点）") is None
+    assert heading_date("11月26日 会议", "2027-02-01") == "2026-11-26"
+    assert heading_date("1/15 kickoff", "2026-12-20") == "2027-01-15"  # nearest, ahead
+    assert heading_date("Standup Sept 9th", "2026-10-01") == "2026-09-09"
+    assert heading_date("9/8（火）", "2026-09-01") == heading_date("9/8 Tue", "2026-09-01")
+    # a bare M/D of one digit each needs a weekday: Phase 1/2 is no date
+    assert heading_date("Phase 1/2", "2026-05-01") is None
+    assert heading_date("Step 1/5 montage", "2026-05-01") is None
+    assert heading_date("see a/10/28 and v1.13/2", "2026-05-01") is None
+    assert heading_date("2026年2月30日") is None  # no such day
+
+
+def test_a_heading_date_without_a_year_dates_its_chunks() -> None:
+    text = "# Hanami\n\n## 画面\nS01.\n\n## チケット（11/26 時点）\n| HNM-147 | In review |\n"
+    chunks = chunk_markdown(text, path="memory/projects/hanami.md", modified="2026-12-03")
+    assert [c.date for c in chunks] == [None, "2026-11-26"]
+    # the file's own day is the reference before its modification day
+    logged = chunk_markdown(
+        "## 1月5日 plan\nShip.\n", path="memory/2026-12-28.md", modified="2027-03-01"
+    )
+    assert logged[0].date == "2027-01-05"
+    undated = chunk_markdown(text, path="memory/projects/hanami.md")
+    assert [c.date for c in undated] == [None, None]
+    meta = chunk_markdown("---\ndate: 2026年3月1日\n---\nx\n", path="m.md")
+    assert meta[0].date == "2026-03-01"
 
 
 def test_hash_covers_the_heading_path() -> None:

@@ -35,7 +35,7 @@ from memdir.markdown import (
     Heading,
     MarkdownDoc,
     file_date,
-    first_date,
+    heading_date,
     is_list_item,
     marker_date,
     read_markdown,
@@ -538,7 +538,9 @@ def _path_title(path: str) -> str:
     return stem if dot and stem and ext.lower() in ("md", "markdown") else name
 
 
-def chunk_markdown(text: str, *, path: str, tokens: int = 400, overlap: int = 80) -> list[Chunk]:
+def chunk_markdown(
+    text: str, *, path: str, tokens: int = 400, overlap: int = 80, modified: str | None = None
+) -> list[Chunk]:
     """Chunk a Markdown file by its structure (strategy ``structure``).
 
     Each heading section (the heading line and its body, up to the next heading of any level;
@@ -553,7 +555,9 @@ def chunk_markdown(text: str, *, path: str, tokens: int = 400, overlap: int = 80
     matter ``title:``, else the path, as ``projects/relay``; prefixed with the file's date when
     it lacks it), the headings in between, and the chunk's own heading when the chunk does
     not start with it (a later piece of a split section). ``date`` is the newest dated marker
-    in the chunk, else the deepest date in its heading path, else the file name's, else front
+    in the chunk, else the deepest date in its heading path (:func:`heading_date`: a heading
+    date without a year, ``## チケット（11/26 時点）``, takes the year nearest the file's day, else
+    ``modified``, the day the file was last modified), else the file name's, else front
     matter ``date:``.
     """
     max_chars = max(32, tokens * 4)
@@ -564,11 +568,14 @@ def chunk_markdown(text: str, *, path: str, tokens: int = 400, overlap: int = 80
         or doc.meta.get("title")
         or _path_title(path)
     )
-    meta_day = first_date(doc.meta.get("date", ""))
+    meta_day = heading_date(doc.meta.get("date", ""))
     day = file_date(path) or meta_day
+    reference = day or modified
     chunks: list[Chunk] = []
     for section in _sections(doc):
-        heading_day = next((d for h in reversed(section.path) if (d := first_date(h.title))), None)
+        heading_day = next(
+            (d for h in reversed(section.path) if (d := heading_date(h.title, reference))), None
+        )
         for piece in _split(doc, section.start, section.end, max_chars, overlap_chars, tokens):
             body = _join(piece)
             starts = section.own is not None and piece[0][1] == section.own.line + 1

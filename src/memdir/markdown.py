@@ -4,8 +4,11 @@ headings, list items and dates.
 Only as much Markdown as chunking needs: ATX headings (``#`` … ``######``, at most three spaces
 of indent, not inside a fenced code block), fenced code blocks (````` and ``~~~``, closed by
 a fence of the same character at least as long, or open to the end of the file), a YAML front
-matter block at the very top (its top-level ``key: value`` lines), and ISO dates
-(``YYYY-MM-DD``), in file names and in dated markers such as ``- 2026-10-28: …``.
+matter block at the very top (its top-level ``key: value`` lines), and dates: ISO dates
+(``YYYY-MM-DD``) in file names and in dated markers such as ``- 2026-10-28: …``, and in
+headings and front matter also ``2026/10/28``, ``2026年10月28日``, ``Oct 28, 2026`` and dates
+without a year (``10/28``, ``10月28日``, ``Oct 28``), which :func:`heading_date` places in the
+year nearest a reference day.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ __all__ = [
     "MarkdownDoc",
     "file_date",
     "first_date",
+    "heading_date",
     "is_list_item",
     "marker_date",
     "read_markdown",
@@ -88,6 +92,94 @@ def marker_date(text: str) -> str | None:
         if (newest is None or found > newest) and _MARKER_LEAD.search(lead):
             newest = found
     return newest
+
+
+_MONTHS = {
+    name: number
+    for number, names in enumerate(
+        (
+            ("jan", "january"),
+            ("feb", "february"),
+            ("mar", "march"),
+            ("apr", "april"),
+            ("may",),
+            ("jun", "june"),
+            ("jul", "july"),
+            ("aug", "august"),
+            ("sep", "sept", "september"),
+            ("oct", "october"),
+            ("nov", "november"),
+            ("dec", "december"),
+        ),
+        start=1,
+    )
+    for name in names
+}
+_MONTH_NAME = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_WRITTEN_DATE = re.compile(
+    # 2026/10/28, 2026年10月28日 (号), 10/28, 10月28日, Oct 28, Oct 28, 2026: the forms people
+    # write in headings besides ISO. Not part of a longer number, path or fraction.
+    r"(?<![\d/.\-])(?:(?P<y1>\d{4})/(?P<m1>\d{1,2})/(?P<d1>\d{1,2})"
+    r"|(?:(?P<y2>\d{4})\s*年\s*)?(?P<m2>\d{1,2})\s*月\s*(?P<d2>\d{1,2})\s*[日号號]"
+    r"|(?P<m3>\d{1,2})/(?P<d3>\d{1,2})(?P<wd>\s*[(（]?\s*"
+    r"(?:(?:周|週|星期)?[月火水木金土日一二三四五六天]|(?i:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?i:day)?\b))?)"
+    r"(?![\d/.\-])"
+    rf"|(?i:\b(?P<mn>{_MONTH_NAME})\.?\s+(?P<d4>\d{{1,2}})(?:st|nd|rd|th)?\b"
+    r"(?:,?\s+(?P<y4>\d{4})\b)?)"
+)
+
+
+def _nearest_year(month: int, day: int, reference: date) -> str | None:
+    """``month``/``day`` in the year that puts it nearest ``reference`` (a heading written on
+    2026-12-03 that says 11/26 means 2026-11-26; one written on 2026-12-20 that says 1/5
+    means 2027-01-05)."""
+    best: date | None = None
+    for year in (reference.year - 1, reference.year, reference.year + 1):
+        try:
+            candidate = date(year, month, day)
+        except ValueError:
+            continue
+        if best is None or abs(candidate - reference) < abs(best - reference):
+            best = candidate
+    return best.isoformat() if best else None
+
+
+def heading_date(title: str, reference: str | None = None) -> str | None:
+    """The first date a heading names (``YYYY-MM-DD``), in any of the forms people write.
+
+    A date with its year is taken as it is: ``2026-11-26``, ``2026/11/26``,
+    ``2026年11月26日``, ``Nov 26, 2026``. One without (``11/26 時点``, ``11月26日``,
+    ``Nov 26``) is placed in the year nearest ``reference`` (the file's own day, else the day it
+    was last modified); without a reference it is no date. A bare ``M/D`` counts only when
+    one of its numbers has two digits or a weekday follows (``9/11 金``, ``9/8（火）``), so that
+    ``Phase 1/2`` is no date.
+    """
+    iso = first_date(title)
+    if iso:
+        return iso
+    ref = date.fromisoformat(reference) if reference else None
+    for m in _WRITTEN_DATE.finditer(title):
+        if m["y1"]:
+            found = _iso(m["y1"], m["m1"], m["d1"])
+        elif m["m2"]:
+            found = (
+                _iso(m["y2"], m["m2"], m["d2"])
+                if m["y2"]
+                else ref and _nearest_year(int(m["m2"]), int(m["d2"]), ref)
+            )
+        elif m["m3"]:
+            short = len(m["m3"]) == 1 and len(m["d3"]) == 1 and not m["wd"]
+            found = None if short or ref is None else _nearest_year(int(m["m3"]), int(m["d3"]), ref)
+        else:
+            month = _MONTHS[m["mn"].lower()]
+            found = (
+                _iso(m["y4"], str(month), m["d4"])
+                if m["y4"]
+                else ref and _nearest_year(month, int(m["d4"]), ref)
+            )
+        if found:
+            return found
+    return None
 
 
 def is_list_item(line: str) -> bool:

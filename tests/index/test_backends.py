@@ -433,6 +433,36 @@ def test_an_index_of_an_older_tokenizer_is_rebuilt_and_finds_folded_words(
         assert path == "memory/2026-01-14.md" and after > before + 0.2
 
 
+def test_an_index_dated_the_old_way_is_rebuilt_with_heading_dates_without_a_year(
+    tmp_path: Path, backend: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+    from datetime import datetime
+
+    import memdir.chunking as chunking
+    import memdir.index.sync as sync
+    from memdir.markdown import first_date
+
+    ws = _workspace(tmp_path / "ws", {})
+    note = ws / "memory" / "projects" / "hanami.md"
+    note.parent.mkdir(parents=True)
+    note.write_text(
+        "# Hanami\n\n## チケット（11/26 時点）\n- HNM-147 in review\n", encoding="utf-8"
+    )
+    stamp = datetime(2026, 12, 3, 12).timestamp()
+    os.utime(note, (stamp, stamp))
+    with monkeypatch.context() as old:  # as memdir dated chunks before: ISO heading dates only
+        old.setattr(sync, "CHUNK_DATES", 1)
+        old.setattr(chunking, "heading_date", lambda title, reference=None: first_date(title))
+        with Memory(ws, overrides={**KEYWORD_ONLY, **backend, "timezone": "UTC"}) as mem:
+            mem.sync()
+            assert [r.date for r in mem.search("HNM-147", min_score=0)] == [None]
+    with Memory(ws, overrides={**KEYWORD_ONLY, **backend, "timezone": "UTC"}) as mem:
+        report = mem.sync()
+        assert report.full_rebuild and "chunk_dates" in (report.rebuild_reason or "")
+        assert [r.date for r in mem.search("HNM-147", min_score=0)] == ["2026-11-26"]
+
+
 def test_an_unranked_keyword_read_gives_matching_chunks_up_to_the_limit(
     tmp_path: Path, backend: dict[str, str]
 ) -> None:

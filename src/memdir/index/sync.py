@@ -15,7 +15,7 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import tzinfo
+from datetime import datetime, tzinfo
 from pathlib import PurePosixPath
 from zoneinfo import ZoneInfo
 
@@ -45,6 +45,12 @@ _RACY_NS = 2_000_000_000  # a file modified this close to its indexing time is a
 TRANSCRIPTS = 2
 """How transcripts are flattened, part of the index shape. 2: Claude Code transcripts are read
 too, and each chunk's context names the messages it holds."""
+
+CHUNK_DATES = 2
+"""How structure chunks are dated, part of the index shape (``structure`` strategy only), so
+that an index written before a change is rebuilt with the new dates. 2: heading dates in the
+forms people write (``2026/11/26``, ``2026年11月26日``, ``11/26 時点``, ``Nov 26``), a date
+without a year placed in the year nearest the file's day or modification day."""
 
 
 @dataclass(slots=True)
@@ -103,6 +109,7 @@ def index_shape(
     }
     if strategy == "structure":
         shape["timezone"] = timezone
+        shape["chunk_dates"] = CHUNK_DATES
     return shape
 
 
@@ -137,7 +144,17 @@ class Chunking:
         if file.source != "sessions":
             if self.strategy == "window":
                 return chunk_text(text, tokens=tokens, overlap=overlap), None
-            return chunk_markdown(text, path=file.path, tokens=tokens, overlap=overlap), None
+            modified = datetime.fromtimestamp(file.mtime_ns / 1e9, self._zone()).date()
+            return (
+                chunk_markdown(
+                    text,
+                    path=file.path,
+                    tokens=tokens,
+                    overlap=overlap,
+                    modified=modified.isoformat(),
+                ),
+                None,
+            )
         session = flatten_session(text, redact=redact)
         if self.strategy == "window":
             windows = chunk_text(session.text, tokens=tokens, overlap=overlap)
