@@ -442,16 +442,54 @@ def test_vector_search_also_judges_the_chunks_naming_an_identifier(tmp_path: Pat
     response = run_search(
         index, "What is INV-2026-08-00417?", settings, workspace=tmp_path, vectors=vectors
     )
-    # asked what the invoice is, the note naming it comes first; the other one is halved
+    # asked what the invoice is, the note naming it comes first; the other one is cut down,
+    # as a result naming no identifier of the question and as one not naming the one asked of
     assert [r.path for r in response.results] == ["a.md", "b.md"]
     assert vectors.asked == [invoice]
-    assert response.results[1].score == pytest.approx(0.8 * engine.UNNAMED_FACTOR)
+    assert response.results[1].score == pytest.approx(
+        0.8 * engine.UNNAMED_FACTOR * engine.UNNAMED_IDENTIFIER_FACTOR
+    )
     # a question with no identifier asks for nothing more
     vectors.asked.clear()
     plain = run_search(
         index, "when are invoices issued", settings, workspace=tmp_path, vectors=vectors
     )
     assert [r.path for r in plain.results] == ["b.md"] and vectors.asked == []
+
+
+@pytest.mark.parametrize("mode", ["vector", "hybrid"])
+def test_a_result_naming_no_identifier_of_the_question_counts_half(
+    tmp_path: Path, mode: str
+) -> None:
+    """To an embedder a ticket number is noise: the status table of another project lay
+    nearer "HNM-147 现在是什么状态？" than the one naming the ticket. Results naming no
+    identifier of the question that memory holds count half; with an identifier memory
+    lacks, or none, nothing changes."""
+    index = Index.open(tmp_path / "index.sqlite")
+    named = add_note(index, "hanami.md", "| HNM-147 | pickup time change | in review |")
+    other = add_note(index, "qingcheng.md", "| QC-27 | 会员页 | 状态 已交 |")
+    vectors = _Nearest([(other, 0.8), (named, 0.6)], {named: 0.6, other: 0.8})
+    settings = SearchSettings(mode=mode, min_score=0.0)
+
+    def ranked(query: str) -> list[tuple[str, float]]:
+        found = run_search(index, query, settings, workspace=tmp_path, vectors=vectors)
+        return [(r.path, r.vector_score or 0.0) for r in found.results]
+
+    assert [p for p, _ in ranked("HNM-147 现在是什么状态？")] == ["hanami.md", "qingcheng.md"]
+    unnamed = run_search(
+        index, "HNM-147 现在是什么状态？", settings, workspace=tmp_path, vectors=vectors
+    ).results[1]
+    assert unnamed.vector_score == pytest.approx(0.8)  # the score is halved, not the similarity
+    if mode == "vector":  # an identifier memory lacks, or none: ranked by meaning as before
+        assert ranked("what is the status now")[0][0] == "qingcheng.md"
+        assert ranked("HNM-999 现在是什么状态？")[0][0] == "qingcheng.md"
+    # keyword search weighs the identifier itself and is left as it is
+    keyword = run_search(
+        index, "HNM-147 状态", SearchSettings(mode="keyword", min_score=0.0), workspace=tmp_path
+    )
+    unnamed = next(r for r in keyword.results if r.path == "qingcheng.md")
+    assert unnamed.score == pytest.approx(unnamed.text_score)
+    index.close()
 
 
 def test_a_search_names_the_words_of_the_query_no_note_holds(tmp_path: Path) -> None:
