@@ -149,6 +149,25 @@ def test_an_identifier_memory_lacks_is_a_lacked_name(tmp_path: Path) -> None:
     assert _lacks(tmp_path, memory, list(queries)) == list(queries.values())
 
 
+def test_an_identifier_memory_lacks_is_lacked_whatever_the_script_of_the_question(
+    tmp_path: Path,
+) -> None:
+    memory = (
+        "# 错误码\n\n| 码 | 名字 |\n|---|---|\n| 0x80AB | `RELAY_E_POOL_EXHAUSTED` 连接池耗尽 |\n"
+        "| 0x80C3 | `RELAY_E_TLS_HANDSHAKE` 证书过期 |\n"
+    )
+    queries = {
+        # no other Latin-script word: a name may be written in Chinese here, an identifier not
+        "`RELAY_E_QUOTA_EXCEEDED` 对应哪个错误码？": True,
+        "`RELAY_E_POOL_EXHAUSTED` 对应哪个错误码？": False,
+        "Stripe 对应哪个错误码？": False,
+        # a hyphenated compound or a score is no code: a Chinese note writes it in Chinese
+        "well-known 错误码？": False,
+        "24-10 的错误码？": False,
+    }
+    assert _lacks(tmp_path, memory, list(queries)) == list(queries.values())
+
+
 def test_an_identifier_written_otherwise_is_no_lacked_name(tmp_path: Path) -> None:
     memory = (
         "# Memory\n\n- Histones are degraded in a manner dependent on Rad53 kinase.\n"

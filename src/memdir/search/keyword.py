@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -146,8 +147,14 @@ class QueryProfile:
     lacks_a_name: bool
     """Whether the query names something memory holds nowhere, not even through a bridge (a
     word of :func:`memdir.text.named_words`: PayPal, Consul; or an identifier: Q2,
-    ``RELAY_E_QUOTA_EXCEEDED``), while it holds another Latin-script word of the query as it
-    is: memory is written in the script of the name and never uses it."""
+    ``RELAY_E_QUOTA_EXCEEDED``). For a word, only while memory holds another Latin-script
+    word of the query as it is: memory is written in the script of the name and never uses it
+    (a memory written in Chinese may write PayPal otherwise). A code (``OPS-1234``,
+    ``0x80AB``, ``RELAY_E_QUOTA_EXCEEDED``; not ``2-point`` or ``African-Americans``) is written
+    alike in every script, so one memory lacks is lacked whatever else the question holds:
+    ``RELAY_E_QUOTA_EXCEEDED 对应哪个错误码？`` was answered from the table of the other error
+    codes (bench/agentmem, engineer's tuning half: hybrid +1 negative answered with nothing,
+    no other question moved on either tuning half)."""
     bridges: dict[str, list[str]]
     """Words of the other language memory holds that may stand for a term (lunch → 午饭):
     a chunk holding one holds the term."""
@@ -254,8 +261,29 @@ def _lacks_a_name(
     }
     if not lacked:
         return False
+    if any(_code_like(t) for t in lacked):
+        return True  # a code is written alike in every script
     # memory writes the name's script: it holds another Latin-script word of the query as it is
     return any(dfs[t] > 0 and t.isascii() and not t.isdigit() for t in terms if t not in lacked)
+
+
+_ORDINAL = re.compile(r"\d+(?:st|nd|rd|th|s)")
+
+
+def _code_like(term: str) -> bool:
+    """Whether an identifier term is a code, written alike in notes of every language:
+    ``relay_e_quota_exceeded``, ``0x80ab``, ``v1 13 2``, ``ops 1234`` (OPS-1234); not a
+    hyphenated compound or score (``african americans``, ``2 point``, ``24 10``) or an
+    ordinal (``3rd``, ``1700s``), which a note in another language writes in its own words."""
+    if not is_identifier_term(term):
+        return False
+    if "_" in term:
+        return True
+    words = term.split()
+    for word in words:
+        if not _ORDINAL.fullmatch(word) and _has_digit(word) and any(c.isalpha() for c in word):
+            return True
+    return len(words) > 1 and words[0].isalpha() and any(w.isdigit() for w in words[1:])
 
 
 def _unknown(identifier: str, dfs: dict[str, int]) -> bool:
