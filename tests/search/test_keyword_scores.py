@@ -8,7 +8,15 @@ from pathlib import Path
 import pytest
 
 from memdir import Memory
-from memdir.search.keyword import coverage_score, fts5_idf, presence_idf, query_profile
+from memdir.search.keyword import (
+    code_terms,
+    coverage_score,
+    fts5_idf,
+    is_code,
+    presence_idf,
+    query_profile,
+)
+from memdir.text import fts_query_terms
 from memdir.text.stopwords import STOP_WORDS
 
 from .helpers import write_notes
@@ -166,6 +174,34 @@ def test_an_identifier_memory_lacks_is_lacked_whatever_the_script_of_the_questio
         "24-10 的错误码？": False,
     }
     assert _lacks(tmp_path, memory, list(queries)) == list(queries.values())
+
+
+@pytest.mark.parametrize(
+    ("written", "code"),
+    [
+        ("RELAY_E_QUOTA_EXCEEDED", True),
+        ("0x80AB", True),
+        ("v1.13.2", True),
+        ("OPS-1234", True),
+        ("X.25", True),
+        ("qc-tokens.wxss", True),
+        ("deploy/relay/values.yaml", True),
+        ("max_tokens=8192", True),
+        ("Q2", True),
+        ("on-call", False),
+        ("Shanghai-date", False),
+        ("African-Americans", False),
+        ("2-point", False),
+        ("24-10", False),
+        ("3rd", False),
+        ("1700s", False),
+    ],
+)
+def test_a_code_is_told_from_a_hyphenated_word(written: str, code: bool) -> None:
+    assert is_code(written) is code
+    assert code_terms(f"what about {written}?", fts_query_terms(written)) == (
+        set(fts_query_terms(written)) if code else set()
+    )
 
 
 def test_an_identifier_written_otherwise_is_no_lacked_name(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from memdir.search.decay import decay_multiplier, timestamp_for
 from memdir.search.hybrid import Candidate, merge, normalise_weights
 from memdir.search.keyword import (
     QueryProfile,
+    code_terms,
     is_identifier_term,
     keyword_search,
     match_body,
@@ -122,15 +123,17 @@ measured the same there; a small memory, where the ticket's one line scores low,
 
 UNNAMED_IDENTIFIER_FACTOR = 0.5
 """In vector and hybrid search, the factor on the score of every result that names none of the
-identifiers memory holds of the question (``HNM-147 现在是什么状态？``, ``What's
-`max_concurrent_runs` set to at the moment?``): the identifier is what the question is about,
-and to an embedder a ticket number is noise, so a status table of another project outranked
-the one naming the ticket. Keyword search weighs identifiers already (:data:`IDENTIFIER_WEIGHT
-<memdir.search.keyword.IDENTIFIER_WEIGHT>`), and there the factor cost a multi-hop question its
-second note, so it is left out. Measured on both tuning halves of bench/agentmem (0.25, 0.5,
-0.8): at 0.5 vector search put a true match first for 5 more questions and 1 fewer on the
-designer's half, 2 and 2 on the engineer's (top 5: +3); hybrid +1 / −1 on the engineer's
-(top 5: +1) and +1 on the designer's."""
+codes memory holds of the question (:func:`memdir.search.keyword.is_code`: ``HNM-147
+现在是什么状态？``, ``What's `max_concurrent_runs` set to at the moment?``): the code is what the
+question is about, and to an embedder a ticket number is noise, so a status table of another
+project outranked the one naming the ticket. Keyword search weighs identifiers already
+(:data:`IDENTIFIER_WEIGHT <memdir.search.keyword.IDENTIFIER_WEIGHT>`), and there the factor
+cost a multi-hop question its second note, so it is left out. A hyphenated word
+(``Shanghai-date``, ``on-call``) is no code: applied to every identifier, it cost a multi-hop
+question its first place. Measured on both tuning halves of bench/agentmem (0.25, 0.5, 0.8;
+codes at 0.5): vector search put a true match first for 5 more questions and 1 fewer on the
+designer's half, 2 and 1 on the engineer's (top 5: +1 and +3); hybrid +1 on each (top 5: +1
+on each)."""
 
 COMPANION_SHARE = 0.5
 """``min_score`` decides whether a search has an answer at all: its best result must reach it.
@@ -330,15 +333,19 @@ def _names_every_identifier(
 
 
 def _demote_the_unnamed(
-    candidates: Sequence[Candidate], rows: dict[int, ChunkRow], profile: QueryProfile | None
+    candidates: Sequence[Candidate],
+    rows: dict[int, ChunkRow],
+    profile: QueryProfile | None,
+    query: str,
 ) -> None:
     """Multiply by :data:`UNNAMED_IDENTIFIER_FACTOR` the score of each candidate whose chunk
-    names none of the identifiers of the question that memory holds."""
+    names none of the codes of the question that memory holds."""
     if profile is None or not profile.holds_identifier:
         return
-    tests = [
-        term_matcher(t) for t in profile.terms if is_identifier_term(t) and t not in profile.absent
-    ]
+    held = [t for t in profile.terms if t not in profile.absent]
+    tests = [term_matcher(t) for t in code_terms(query, held)]
+    if not tests:
+        return
     for c in candidates:
         row = rows.get(c.chunk_id)
         if row is not None and not any(test(match_body(row)) for test in tests):
@@ -569,7 +576,7 @@ def run_search(
             now if now is not None else time.time(),
         )
     if mode != "keyword":
-        _demote_the_unnamed(candidates, rows, profile or words_profile)
+        _demote_the_unnamed(candidates, rows, profile or words_profile, text)
     about_now = asks_about_now(text)
     named = None if about_now else asks_what_it_is(text)
     naming = _naming(named, candidates, rows) if named is not None else set()

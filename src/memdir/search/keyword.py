@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from memdir.chunking import embed_input
@@ -20,6 +20,7 @@ from memdir.text import (
     match_text,
     named_words,
     term_matcher,
+    term_surfaces,
     variants,
 )
 
@@ -261,29 +262,39 @@ def _lacks_a_name(
     }
     if not lacked:
         return False
-    if any(_code_like(t) for t in lacked):
+    if code_terms(query, lacked):
         return True  # a code is written alike in every script
     # memory writes the name's script: it holds another Latin-script word of the query as it is
     return any(dfs[t] > 0 and t.isascii() and not t.isdigit() for t in terms if t not in lacked)
 
 
 _ORDINAL = re.compile(r"\d+(?:st|nd|rd|th|s)")
+_CODE_JOIN = re.compile(r"[^\W_][./=:@#][^\W_]")
 
 
-def _code_like(term: str) -> bool:
-    """Whether an identifier term is a code, written alike in notes of every language:
-    ``relay_e_quota_exceeded``, ``0x80ab``, ``v1 13 2``, ``ops 1234`` (OPS-1234); not a
-    hyphenated compound or score (``african americans``, ``2 point``, ``24 10``) or an
+def is_code(written: str) -> bool:
+    """Whether an identifier, as the query writes it, is a code, written alike in notes of
+    every language: ``RELAY_E_QUOTA_EXCEEDED``, ``0x80AB``, ``v1.13.2``, ``OPS-1234``, ``X.25``,
+    ``qc-tokens.wxss``, ``deploy/relay``, ``max_tokens=8192``; not a hyphenated compound or a
+    score (``on-call``, ``Shanghai-date``, ``African-Americans``, ``2-point``, ``24-10``) or an
     ordinal (``3rd``, ``1700s``), which a note in another language writes in its own words."""
-    if not is_identifier_term(term):
-        return False
-    if "_" in term:
+    if "_" in written or _CODE_JOIN.search(written):
         return True
-    words = term.split()
+    words = [w for w in re.split(r"[\W_]+", written) if w]
     for word in words:
         if not _ORDINAL.fullmatch(word) and _has_digit(word) and any(c.isalpha() for c in word):
             return True
     return len(words) > 1 and words[0].isalpha() and any(w.isdigit() for w in words[1:])
+
+
+def code_terms(query: str, terms: Iterable[str]) -> set[str]:
+    """The identifier terms among ``terms`` that ``query`` writes as codes (:func:`is_code`)."""
+    ids = [t for t in terms if is_identifier_term(t)]
+    if not ids:
+        return set()
+    return {
+        t for t, written in zip(ids, term_surfaces(query, ids), strict=True) if is_code(written)
+    }
 
 
 def _unknown(identifier: str, dfs: dict[str, int]) -> bool:
