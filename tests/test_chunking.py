@@ -522,6 +522,21 @@ def test_a_heading_date_without_a_year_dates_its_chunks() -> None:
     assert meta[0].date == "2026-03-01"
 
 
+def test_list_items_dated_without_a_year_date_an_undated_note_only() -> None:
+    note = "# QC\n\n## 报价\n- 10/09 第一版 ¥168,000\n- 11/05 最终 ¥152,000\n- 3/4 done\n"
+    (quote,) = chunk_markdown(note, path="memory/projects/qc.md", modified="2026-12-03")
+    assert quote.date == "2026-11-05"  # the newest item; 3/4 is no date
+    cjk = chunk_markdown("- 11月14日 完成\n", path="memory/projects/pg.md", modified="2027-01-02")
+    assert cjk[0].date == "2026-11-14"
+    # in a daily log an item starting with another day is a plan: the file's day stands
+    (log,) = chunk_markdown(
+        "- 11/26 deadline\n", path="memory/2026-11-20.md", modified="2026-12-03"
+    )
+    assert log.date == "2026-11-20"
+    # without a modification day there is no year to place it in
+    assert chunk_markdown(note, path="memory/projects/qc.md")[0].date is None
+
+
 def test_hash_covers_the_heading_path() -> None:
     one = chunk_markdown("# Alpha\n\n## Broker\nNATS.\n", path="memory/a.md")[0]
     two = chunk_markdown("# Beta\n\n## Broker\nNATS.\n", path="memory/a.md")[0]

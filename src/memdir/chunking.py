@@ -555,10 +555,11 @@ def chunk_markdown(
     matter ``title:``, else the path, as ``projects/relay``; prefixed with the file's date when
     it lacks it), the headings in between, and the chunk's own heading when the chunk does
     not start with it (a later piece of a split section). ``date`` is the newest dated marker
-    in the chunk, else the deepest date in its heading path (:func:`heading_date`: a heading
-    date without a year, ``## チケット（11/26 時点）``, takes the year nearest the file's day, else
-    ``modified``, the day the file was last modified), else the file name's, else front
-    matter ``date:``.
+    in the chunk (in a file without a day in its name, also a list item starting with a date
+    without a year, ``- 11/05 砍掉 …``, placed in the year nearest ``modified``, the day the file
+    was last modified), else the deepest date in its heading path (:func:`heading_date`: a
+    heading date without a year, ``## チケット（11/26 時点）``, takes the year nearest the file's
+    day, else ``modified``), else the file name's, else front matter ``date:``.
     """
     max_chars = max(32, tokens * 4)
     overlap_chars = max(0, overlap * 4)
@@ -569,8 +570,12 @@ def chunk_markdown(
         or _path_title(path)
     )
     meta_day = heading_date(doc.meta.get("date", ""))
-    day = file_date(path) or meta_day
+    named_day = file_date(path)
+    day = named_day or meta_day
     reference = day or modified
+    # a list item of a daily log that starts with another day is a plan or a deadline; in a
+    # note without a day in its name it is an entry of the note's log
+    item_reference = None if named_day else modified or meta_day
     chunks: list[Chunk] = []
     for section in _sections(doc):
         heading_day = next(
@@ -585,7 +590,7 @@ def chunk_markdown(
                     piece[-1][1],
                     body,
                     context=_context(section, title, day, starts),
-                    date=marker_date(body) or heading_day or day,
+                    date=marker_date(body, item_reference) or heading_day or day,
                 )
             )
     return chunks

@@ -83,14 +83,42 @@ def first_date(text: str) -> str | None:
     return next((found for _, found in _dates(text)), None)
 
 
-def marker_date(text: str) -> str | None:
+_YEARLESS_ITEM = re.compile(
+    # a list item that starts with a date without a year: "- 11/05 砍掉 …", "- **9/23** …",
+    # "- 11月14日 完成 …"
+    r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?[*_]*"
+    r"(?:(\d{1,2})/(\d{1,2})(?![\d/.])(\s*[(（]?\s*(?:周|週|星期)?[月火水木金土日一二三四五六天])?"
+    r"|(\d{1,2})\s*月\s*(\d{1,2})\s*[日号號])",
+    re.MULTILINE,
+)
+
+
+def marker_date(text: str, reference: str | None = None) -> str | None:
     """The newest date of the dated markers in ``text`` (list items and lines that start with
-    a date, ``Updated: …``, ``Appended …``, ``更新于 …``), if any."""
+    a date, ``Updated: …``, ``Appended …``, ``更新于 …``), if any.
+
+    With ``reference`` (the day a file without a date in its name was last modified), a list
+    item that starts with a date without a year (``- 11/05 砍掉 …``, ``- 11月14日 完成``) is a
+    marker too, placed in the year nearest it; a bare ``M/D`` of one digit each needs a
+    weekday after it, as in headings (``- 3/4 done`` is no date)."""
     newest = None
     for at, found in _dates(text):
         lead = text[text.rfind("\n", 0, at) + 1 : at]
         if (newest is None or found > newest) and _MARKER_LEAD.search(lead):
             newest = found
+    if reference is not None:
+        ref = date.fromisoformat(reference)
+        for m in _YEARLESS_ITEM.finditer(text):
+            month, day, weekday, cjk_month, cjk_day = m.groups()
+            if month is not None and len(month) == len(day) == 1 and not weekday:
+                continue
+            found = (
+                _nearest_year(int(month), int(day), ref)
+                if month is not None
+                else _nearest_year(int(cjk_month), int(cjk_day), ref)
+            )
+            if found and (newest is None or found > newest):
+                newest = found
     return newest
 
 

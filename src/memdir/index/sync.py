@@ -50,7 +50,8 @@ CHUNK_DATES = 2
 """How structure chunks are dated, part of the index shape (``structure`` strategy only), so
 that an index written before a change is rebuilt with the new dates. 2: heading dates in the
 forms people write (``2026/11/26``, ``2026年11月26日``, ``11/26 時点``, ``Nov 26``), a date
-without a year placed in the year nearest the file's day or modification day."""
+without a year placed in the year nearest the file's day or modification day; in a file
+without a day in its name, list items that start with a date without a year (``- 11/05 …``)."""
 
 
 @dataclass(slots=True)
