@@ -188,6 +188,8 @@ def test_an_identifier_memory_lacks_is_lacked_whatever_the_script_of_the_questio
         ("deploy/relay/values.yaml", True),
         ("max_tokens=8192", True),
         ("Q2", True),
+        ("ch-atlas-01", True),
+        ("SHP-2", True),
         ("on-call", False),
         ("Shanghai-date", False),
         ("African-Americans", False),
@@ -195,6 +197,9 @@ def test_an_identifier_memory_lacks_is_lacked_whatever_the_script_of_the_questio
         ("24-10", False),
         ("3rd", False),
         ("1700s", False),
+        ("interleukin-2", False),
+        ("1/2", False),
+        ("nmol/liter", False),
     ],
 )
 def test_a_code_is_told_from_a_hyphenated_word(written: str, code: bool) -> None:

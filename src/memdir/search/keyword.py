@@ -269,22 +269,28 @@ def _lacks_a_name(
 
 
 _ORDINAL = re.compile(r"\d+(?:st|nd|rd|th|s)")
-_CODE_JOIN = re.compile(r"[^\W_][./=:@#][^\W_]")
+_CODE_JOIN = re.compile(r"[^\W\d_][.=:@#][^\W_]|[^\W_][.=:@#][^\W\d_]|\w/\w[^/\s]*/\w|\w/\w+\.\w")
 
 
 def is_code(written: str) -> bool:
     """Whether an identifier, as the query writes it, is a code, written alike in notes of
     every language: ``RELAY_E_QUOTA_EXCEEDED``, ``0x80AB``, ``v1.13.2``, ``OPS-1234``, ``X.25``,
-    ``qc-tokens.wxss``, ``deploy/relay``, ``max_tokens=8192``; not a hyphenated compound or a
-    score (``on-call``, ``Shanghai-date``, ``African-Americans``, ``2-point``, ``24-10``) or an
-    ordinal (``3rd``, ``1700s``), which a note in another language writes in its own words."""
+    ``qc-tokens.wxss``, ``deploy/relay/values.yaml``, ``max_tokens=8192``; not a hyphenated
+    compound or a score (``on-call``, ``Shanghai-date``, ``interleukin-2``, ``2-point``,
+    ``24-10``), a ratio or a unit (``1/2``, ``nmol/liter``) or an ordinal (``3rd``, ``1700s``),
+    which a note in another language, or another paper, writes in its own words."""
     if "_" in written or _CODE_JOIN.search(written):
         return True
     words = [w for w in re.split(r"[\W_]+", written) if w]
     for word in words:
         if not _ORDINAL.fullmatch(word) and _has_digit(word) and any(c.isalpha() for c in word):
             return True
-    return len(words) > 1 and words[0].isalpha() and any(w.isdigit() for w in words[1:])
+    # a ticket or a host: OPS-1234, SHP-2, INV-KUMO-2611, ch-atlas-01 (not interleukin-2)
+    return (
+        len(words) > 1
+        and words[0].isalpha()
+        and any(w.isdigit() and (words[0].isupper() or len(w) > 1) for w in words[1:])
+    )
 
 
 def code_terms(query: str, terms: Iterable[str]) -> set[str]:
