@@ -499,6 +499,9 @@ def test_heading_dates_in_the_forms_people_write() -> None:
     assert heading_date("11月26日 会议", "2027-02-01") == "2026-11-26"
     assert heading_date("1/15 kickoff", "2026-12-20") == "2027-01-15"  # nearest, ahead
     assert heading_date("Standup Sept 9th", "2026-10-01") == "2026-09-09"
+    assert heading_date("1:56 pm on 8 May, 2023") == "2023-05-08"
+    assert heading_date("Review 26 Nov", "2026-12-01") == "2026-11-26"
+    assert heading_date("Sprint 3 may slip", "2026-05-01") is None  # a verb, not a month
     assert heading_date("9/8（火）", "2026-09-01") == heading_date("9/8 Tue", "2026-09-01")
     # a bare M/D of one digit each needs a weekday: Phase 1/2 is no date
     assert heading_date("Phase 1/2", "2026-05-01") is None

@@ -145,8 +145,8 @@ _MONTHS = {
 }
 _MONTH_NAME = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _WRITTEN_DATE = re.compile(
-    # 2026/10/28, 2026年10月28日 (号), 10/28, 10月28日, Oct 28, Oct 28, 2026: the forms people
-    # write in headings besides ISO. Not part of a longer number, path or fraction.
+    # 2026/10/28, 2026年10月28日 (号), 10/28, 10月28日, Oct 28, Oct 28, 2026, 28 Oct 2026: the
+    # forms people write in headings besides ISO. Not part of a longer number, path or fraction.
     r"(?<![\d/.\-])(?:(?P<y1>\d{4})/(?P<m1>\d{1,2})/(?P<d1>\d{1,2})"
     r"|(?:(?P<y2>\d{4})\s*年\s*)?(?P<m2>\d{1,2})\s*月\s*(?P<d2>\d{1,2})\s*[日号號]"
     r"|(?P<m3>\d{1,2})/(?P<d3>\d{1,2})(?P<wd>\s*[(（]?\s*"
@@ -154,6 +154,8 @@ _WRITTEN_DATE = re.compile(
     r"(?![\d/.\-])"
     rf"|(?i:\b(?P<mn>{_MONTH_NAME})\.?\s+(?P<d4>\d{{1,2}})(?:st|nd|rd|th)?\b"
     r"(?:,?\s+(?P<y4>\d{4})\b)?)"
+    rf"|(?i:\b(?P<d5>\d{{1,2}})(?:st|nd|rd|th)?\s+(?P<mn5>{_MONTH_NAME})\b\.?"
+    r"(?:,?\s+(?P<y5>\d{4})\b)?)"
 )
 
 
@@ -176,8 +178,8 @@ def heading_date(title: str, reference: str | None = None) -> str | None:
     """The first date a heading names (``YYYY-MM-DD``), in any of the forms people write.
 
     A date with its year is taken as it is: ``2026-11-26``, ``2026/11/26``,
-    ``2026年11月26日``, ``Nov 26, 2026``. One without (``11/26 時点``, ``11月26日``,
-    ``Nov 26``) is placed in the year nearest ``reference`` (the file's own day, else the day it
+    ``2026年11月26日``, ``Nov 26, 2026``, ``26 November 2026``. One without (``11/26 時点``,
+    ``11月26日``, ``Nov 26``, ``26 Nov``) is placed in the year nearest ``reference`` (the file's own day, else the day it
     was last modified); without a reference it is no date. A bare ``M/D`` counts only when
     one of its numbers has two digits or a weekday follows (``9/11 金``, ``9/8（火）``), so that
     ``Phase 1/2`` is no date.
@@ -198,12 +200,15 @@ def heading_date(title: str, reference: str | None = None) -> str | None:
         elif m["m3"]:
             short = len(m["m3"]) == 1 and len(m["d3"]) == 1 and not m["wd"]
             found = None if short or ref is None else _nearest_year(int(m["m3"]), int(m["d3"]), ref)
+        elif m["mn"] is None and not m["mn5"][0].isupper():
+            continue  # "Sprint 3 may slip": a verb, not a month
         else:
-            month = _MONTHS[m["mn"].lower()]
+            name, day, year = (
+                (m["mn"], m["d4"], m["y4"]) if m["mn"] else (m["mn5"], m["d5"], m["y5"])
+            )
+            month = _MONTHS[name.lower()]
             found = (
-                _iso(m["y4"], str(month), m["d4"])
-                if m["y4"]
-                else ref and _nearest_year(month, int(m["d4"]), ref)
+                _iso(year, str(month), day) if year else ref and _nearest_year(month, int(day), ref)
             )
         if found:
             return found
