@@ -447,7 +447,7 @@ def test_vector_search_also_judges_the_chunks_naming_an_identifier(tmp_path: Pat
     assert [r.path for r in response.results] == ["a.md", "b.md"]
     assert vectors.asked == [invoice]
     assert response.results[1].score == pytest.approx(
-        0.8 * engine.UNNAMED_FACTOR * engine.UNNAMED_IDENTIFIER_FACTOR
+        0.8 * engine.UNNAMED_FACTOR * engine.UNNAMED_CODE_FACTOR
     )
     # a question with no identifier asks for nothing more
     vectors.asked.clear()
@@ -458,13 +458,11 @@ def test_vector_search_also_judges_the_chunks_naming_an_identifier(tmp_path: Pat
 
 
 @pytest.mark.parametrize("mode", ["vector", "hybrid"])
-def test_a_result_naming_no_identifier_of_the_question_counts_half(
-    tmp_path: Path, mode: str
-) -> None:
+def test_a_result_naming_no_code_of_the_question_counts_half(tmp_path: Path, mode: str) -> None:
     """To an embedder a ticket number is noise: the status table of another project lay
-    nearer "HNM-147 现在是什么状态？" than the one naming the ticket. Results naming no
-    identifier of the question that memory holds count half; with an identifier memory
-    lacks, or none, nothing changes."""
+    nearer "HNM-147 现在是什么状态？" than the one naming the ticket. Results naming no code
+    of the question that memory holds count half; with a code memory lacks, or none, nothing
+    changes."""
     index = Index.open(tmp_path / "index.sqlite")
     named = add_note(index, "hanami.md", "| HNM-147 | pickup time change | in review |")
     other = add_note(index, "qingcheng.md", "| QC-27 | 会员页 | 状态 已交 |")

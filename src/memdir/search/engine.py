@@ -121,7 +121,7 @@ identifier of the question is in the top 3 in every mode, vector search included
 :func:`_naming_chunks`): 4 questions of 29 missed that in vector search, 0 now (0.25 and 0.5
 measured the same there; a small memory, where the ticket's one line scores low, needs 0.25)."""
 
-UNNAMED_IDENTIFIER_FACTOR = 0.5
+UNNAMED_CODE_FACTOR = 0.5
 """In vector and hybrid search, the factor on the score of every result that names none of the
 codes memory holds of the question (:func:`memdir.search.keyword.is_code`: ``HNM-147
 现在是什么状态？``, ``What's `max_concurrent_runs` set to at the moment?``): the code is what the
@@ -340,7 +340,7 @@ def _demote_the_unnamed(
     profile: QueryProfile | None,
     query: str,
 ) -> None:
-    """Multiply by :data:`UNNAMED_IDENTIFIER_FACTOR` the score of each candidate whose chunk
+    """Multiply by :data:`UNNAMED_CODE_FACTOR` the score of each candidate whose chunk
     names none of the codes of the question that memory holds."""
     if profile is None or not profile.holds_identifier:
         return
@@ -351,7 +351,7 @@ def _demote_the_unnamed(
     for c in candidates:
         row = rows.get(c.chunk_id)
         if row is not None and not any(test(match_body(row)) for test in tests):
-            c.score *= UNNAMED_IDENTIFIER_FACTOR
+            c.score *= UNNAMED_CODE_FACTOR
 
 
 def _where(
