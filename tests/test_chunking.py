@@ -531,6 +531,12 @@ def test_list_items_dated_without_a_year_date_an_undated_note_only() -> None:
     assert quote.date == "2026-11-05"  # the newest item; 3/4 is no date
     cjk = chunk_markdown("- 11月14日 完成\n", path="memory/projects/pg.md", modified="2027-01-02")
     assert cjk[0].date == "2026-11-14"
+    for marked in ("Updated: 11/26", "Tickets (as of 11/26)", "更新于 11月26日"):
+        body = f"# Hanami\n\n{marked}\n| HNM-147 | in review |\n"
+        dated = chunk_markdown(body, path="memory/projects/h.md", modified="2026-12-03")
+        assert dated[0].date == "2026-11-26", marked
+    prose = chunk_markdown("Shipped 11/26 builds.\n", path="memory/p.md", modified="2026-12-03")
+    assert prose[0].date is None  # a date in prose is no marker
     # in a daily log an item starting with another day is a plan: the file's day stands
     (log,) = chunk_markdown(
         "- 11/26 deadline\n", path="memory/2026-11-20.md", modified="2026-12-03"

@@ -85,8 +85,10 @@ def first_date(text: str) -> str | None:
 
 _YEARLESS_ITEM = re.compile(
     # a list item that starts with a date without a year: "- 11/05 砍掉 …", "- **9/23** …",
-    # "- 11月14日 完成 …"
-    r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?[*_]*"
+    # "- 11月14日 完成 …"; or a word saying when, before one: "Updated: 11/26", "更新于 11月26日"
+    r"(?:^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?"
+    r"|(?:(?i:\b(?:last[ \t]+)?(?:updated|appended|added|revised|modified|as[ \t]+of)\b)"
+    r"|更新于|更新|追加于|追加|添加于|记录于|修改于)[ \t]*(?:on[ \t]+)?[:：]?[ \t]*)[*_]*[(\[]?"
     r"(?:(\d{1,2})/(\d{1,2})(?![\d/.])(\s*[(（]?\s*(?:周|週|星期)?[月火水木金土日一二三四五六天])?"
     r"|(\d{1,2})\s*月\s*(\d{1,2})\s*[日号號])",
     re.MULTILINE,
@@ -99,7 +101,8 @@ def marker_date(text: str, reference: str | None = None) -> str | None:
 
     With ``reference`` (the day a file without a date in its name was last modified), a list
     item that starts with a date without a year (``- 11/05 砍掉 …``, ``- 11月14日 完成``) is a
-    marker too, placed in the year nearest it; a bare ``M/D`` of one digit each needs a
+    marker too, and so is one after a word saying when (``Updated: 11/26``, ``as of 11/26``,
+    ``更新于 11月26日``), placed in the year nearest it; a bare ``M/D`` of one digit each needs a
     weekday after it, as in headings (``- 3/4 done`` is no date)."""
     newest = None
     for at, found in _dates(text):
