@@ -83,15 +83,19 @@ def first_date(text: str) -> str | None:
     return next((found for _, found in _dates(text)), None)
 
 
-_YEARLESS_ITEM = re.compile(
-    # a list item that starts with a date without a year: "- 11/05 砍掉 …", "- **9/23** …",
-    # "- 11月14日 完成 …"; or a word saying when, before one: "Updated: 11/26", "更新于 11月26日"
+_YEARLESS = re.compile(
+    # a date without a year, found from its separator (a literal: scanned fast): the day of
+    # 11/05 or 9/8（火）, and of 11月14日; the month is read back from before it
+    r"/(\d{1,2})(?![\d/.])(\s*[(（]?\s*(?:周|週|星期)?[月火水木金土日一二三四五六天])?"
+    r"|月\s*(\d{1,2})\s*[日号號]"
+)
+_MONTH_BEFORE = re.compile(r"(?<![\d/.])(\d{1,2})\s*$")
+_YEARLESS_LEAD = re.compile(
+    # what comes before it on its line, for a marker: a list item ("- 11/05 砍掉 …",
+    # "- **9/23** …") or a word saying when ("Updated: 11/26", "as of 11/26", "更新于 11月26日")
     r"(?:^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?"
     r"|(?:(?i:\b(?:last[ \t]+)?(?:updated|appended|added|revised|modified|as[ \t]+of)\b)"
-    r"|更新于|更新|追加于|追加|添加于|记录于|修改于)[ \t]*(?:on[ \t]+)?[:：]?[ \t]*)[*_]*[(\[]?"
-    r"(?:(\d{1,2})/(\d{1,2})(?![\d/.])(\s*[(（]?\s*(?:周|週|星期)?[月火水木金土日一二三四五六天])?"
-    r"|(\d{1,2})\s*月\s*(\d{1,2})\s*[日号號])",
-    re.MULTILINE,
+    r"|更新于|更新|追加于|追加|添加于|记录于|修改于)[ \t]*(?:on[ \t]+)?[:：]?[ \t]*)[*_]*[(\[]?$"
 )
 
 
@@ -109,17 +113,20 @@ def marker_date(text: str, reference: str | None = None) -> str | None:
         lead = text[text.rfind("\n", 0, at) + 1 : at]
         if (newest is None or found > newest) and _MARKER_LEAD.search(lead):
             newest = found
-    if reference is not None:
+    if reference is not None and ("/" in text or "月" in text):
         ref = date.fromisoformat(reference)
-        for m in _YEARLESS_ITEM.finditer(text):
-            month, day, weekday, cjk_month, cjk_day = m.groups()
-            if month is not None and len(month) == len(day) == 1 and not weekday:
+        for m in _YEARLESS.finditer(text):
+            slash_day, weekday, cjk_day = m.groups()
+            line = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
+            month = _MONTH_BEFORE.search(line[-4:] if slash_day else line[-6:])
+            if month is None or (slash_day and month.group(1) != line[-len(month.group(1)) :]):
+                continue  # 11 /05 is no date
+            day = slash_day or cjk_day
+            if slash_day and len(month.group(1)) == len(day) == 1 and not weekday:
                 continue
-            found = (
-                _nearest_year(int(month), int(day), ref)
-                if month is not None
-                else _nearest_year(int(cjk_month), int(cjk_day), ref)
-            )
+            if not _YEARLESS_LEAD.search(line[: len(line) - len(month.group())]):
+                continue
+            found = _nearest_year(int(month.group(1)), int(day), ref)
             if found and (newest is None or found > newest):
                 newest = found
     return newest
