@@ -83,10 +83,12 @@ def first_date(text: str) -> str | None:
     return next((found for _, found in _dates(text)), None)
 
 
+_CJK_WEEKDAY = r"\s*[(（]?\s*(?:周|週|星期)?[月火水木金土日一二三四五六天]"
+"""A weekday after a date (``9/8（火）``, ``9/8 周二``): it makes a bare ``M/D`` a date."""
 _YEARLESS = re.compile(
     # a date without a year, found from its separator (a literal: scanned fast): the day of
     # 11/05 or 9/8（火）, and of 11月14日; the month is read back from before it
-    r"/(\d{1,2})(?![\d/.])(\s*[(（]?\s*(?:周|週|星期)?[月火水木金土日一二三四五六天])?"
+    rf"/(\d{{1,2}})(?![\d/.])({_CJK_WEEKDAY})?"
     r"|月\s*(\d{1,2})\s*[日号號]"
 )
 _MONTH_BEFORE = re.compile(r"(?<![\d/.])(\d{1,2})\s*$")
@@ -119,14 +121,15 @@ def marker_date(text: str, reference: str | None = None) -> str | None:
             slash_day, weekday, cjk_day = m.groups()
             line = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
             month = _MONTH_BEFORE.search(line[-4:] if slash_day else line[-6:])
-            if month is None or (slash_day and month.group(1) != line[-len(month.group(1)) :]):
+            if month is None or (slash_day and not line.endswith(month.group(1))):
                 continue  # 11 /05 is no date
-            day = slash_day or cjk_day
-            if slash_day and len(month.group(1)) == len(day) == 1 and not weekday:
-                continue
             if not _YEARLESS_LEAD.search(line[: len(line) - len(month.group())]):
                 continue
-            found = _nearest_year(int(month.group(1)), int(day), ref)
+            found = (
+                _month_day(month.group(1), slash_day, weekday, ref)
+                if slash_day
+                else _nearest_year(int(month.group(1)), int(cjk_day), ref)
+            )
             if found and (newest is None or found > newest):
                 newest = found
     return newest
@@ -159,8 +162,8 @@ _WRITTEN_DATE = re.compile(
     # forms people write in headings besides ISO. Not part of a longer number, path or fraction.
     r"(?<![\d/.\-])(?:(?P<y1>\d{4})/(?P<m1>\d{1,2})/(?P<d1>\d{1,2})"
     r"|(?:(?P<y2>\d{4})\s*年\s*)?(?P<m2>\d{1,2})\s*月\s*(?P<d2>\d{1,2})\s*[日号號]"
-    r"|(?P<m3>\d{1,2})/(?P<d3>\d{1,2})(?P<wd>\s*[(（]?\s*"
-    r"(?:(?:周|週|星期)?[月火水木金土日一二三四五六天]|(?i:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?i:day)?\b))?)"
+    rf"|(?P<m3>\d{{1,2}})/(?P<d3>\d{{1,2}})(?P<wd>{_CJK_WEEKDAY}"
+    r"|\s*[(（]?\s*(?i:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?i:day)?\b)?)"
     r"(?![\d/.\-])"
     rf"|(?i:\b(?P<mn>{_MONTH_NAME})\.?\s+(?P<d4>\d{{1,2}})(?:st|nd|rd|th)?\b"
     r"(?:,?\s+(?P<y4>\d{4})\b)?)"
@@ -182,6 +185,14 @@ def _nearest_year(month: int, day: int, reference: date) -> str | None:
         if best is None or abs(candidate - reference) < abs(best - reference):
             best = candidate
     return best.isoformat() if best else None
+
+
+def _month_day(month: str, day: str, weekday: str | None, reference: date) -> str | None:
+    """A bare ``M/D`` in the year nearest ``reference``; of one digit each it needs a weekday
+    after it to be a date (``9/8（火）``, not ``Phase 1/2`` or ``- 3/4 done``)."""
+    if len(month) == len(day) == 1 and not weekday:
+        return None
+    return _nearest_year(int(month), int(day), reference)
 
 
 def heading_date(title: str, reference: str | None = None) -> str | None:
@@ -208,8 +219,7 @@ def heading_date(title: str, reference: str | None = None) -> str | None:
                 else ref and _nearest_year(int(m["m2"]), int(m["d2"]), ref)
             )
         elif m["m3"]:
-            short = len(m["m3"]) == 1 and len(m["d3"]) == 1 and not m["wd"]
-            found = None if short or ref is None else _nearest_year(int(m["m3"]), int(m["d3"]), ref)
+            found = ref and _month_day(m["m3"], m["d3"], m["wd"], ref)
         elif m["mn"] is None and not m["mn5"][0].isupper():
             continue  # "Sprint 3 may slip": a verb, not a month
         else:
