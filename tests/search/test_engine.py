@@ -481,12 +481,13 @@ def test_a_result_naming_no_code_of_the_question_counts_half(tmp_path: Path, mod
     if mode == "vector":  # an identifier memory lacks, or none: ranked by meaning as before
         assert ranked("what is the status now")[0][0] == "qingcheng.md"
         assert ranked("HNM-999 现在是什么状态？")[0][0] == "qingcheng.md"
-    # keyword search weighs the identifier itself and is left as it is
+    # keyword search too: a question's common words (状态) are no answer without the code
     keyword = run_search(
         index, "HNM-147 状态", SearchSettings(mode="keyword", min_score=0.0), workspace=tmp_path
     )
-    unnamed = next(r for r in keyword.results if r.path == "qingcheng.md")
-    assert unnamed.score == pytest.approx(unnamed.text_score)
+    assert [r.path for r in keyword.results] == ["hanami.md", "qingcheng.md"]
+    unnamed = keyword.results[1]
+    assert unnamed.score == pytest.approx(engine.UNNAMED_CODE_FACTOR * unnamed.text_score)
     index.close()
 
 

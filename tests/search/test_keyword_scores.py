@@ -223,3 +223,84 @@ def test_an_identifier_written_otherwise_is_no_lacked_name(tmp_path: Path) -> No
         "What was the ticket OPS-9999 about, the disk?": True,
     }
     assert _lacks(tmp_path, memory, list(queries)) == list(queries.values())
+
+
+def _x509_workspace(root: Path) -> Path:
+    """A long log entry naming x509 once, and short notes about other things' 负责人."""
+    log = "\n".join(
+        f"2026-10-03T08:0{i}:17+08:00 WARN relay-worker-5c8d broker=nats retry={i} backoff={i}s"
+        for i in range(8)
+    )
+    notes = {
+        "memory/2026-10-03.md": (
+            "# 2026-10-03\n\n### 08:30 - TLS 错误\n日志里全是 TLS 错误：\n```\n"
+            + log
+            + "\n2026-10-03T08:09:02+08:00 ERROR tls: failed to verify certificate: x509: "
+            "certificate has expired\n```\n证书过期了，换了新的。\n"
+        ),
+    }
+    for i, thing in enumerate(["账单", "周报", "招聘", "值班", "预算"]):
+        notes[f"memory/topics/t{i}.md"] = f"{thing}的负责人是老王，负责人周一同步。\n"
+    for i in range(30):  # the rest of memory: daily logs as long as the entry naming x509
+        notes[f"memory/2026-09-{i + 1:02d}.md"] = "\n".join(
+            f"- {9 + j}:00 第 {i} 天第 {j} 件事：写代码，review PR #{100 * i + j}，开会，吃饭。"
+            for j in range(8)
+        )
+    return write_notes(root, notes)
+
+
+def test_an_identifier_weighs_twice_in_bm25_as_in_the_presence_share(tmp_path: Path) -> None:
+    """BM25 sums over the phrases of the MATCH expression, so the identifier stands there
+    twice and counts twice in BM25's mass: counted once, a long entry naming ``x509`` once
+    scored far under short notes about other things' 负责人 (whose terms 负责, 责人, 负, 责, 人
+    each hold the common word again) on BM25's half of the keyword score."""
+    import dataclasses
+
+    from memdir.index import Index
+    from memdir.search.keyword import IDENTIFIER_WEIGHT, keyword_search
+
+    ws = _x509_workspace(tmp_path / "ws")
+    with Memory(ws, overrides={"embedding.provider": "none"}) as mem:
+        mem.sync()
+    index = Index.open(ws / ".memdir" / "index.sqlite")
+    try:
+        query = "x509 的负责人是谁"
+        profile = query_profile(index, query, stopwords=STOP_WORDS)
+        assert profile is not None
+        assert profile.match.count('"x509"') == IDENTIFIER_WEIGHT
+        total, dfs = index.term_dfs(profile.terms)
+        idf = {t: fts5_idf(total, dfs[t]) for t in profile.terms}
+        assert profile.bm25_mass == pytest.approx(sum(idf.values()) + idf["x509"])
+        once = dataclasses.replace(
+            profile,
+            match=profile.match.replace(' OR "x509"', "", 1),
+            bm25_mass=sum(idf.values()),
+        )
+        assert once.match.count('"x509"') == 1
+
+        def scores(p: object) -> dict[str, float]:
+            rows = keyword_search(index, query, 10, profile=p)  # type: ignore[arg-type]
+            return {row.chunk.path: score for row, score in rows}
+
+        twice, single = scores(profile), scores(once)
+        assert twice["memory/2026-10-03.md"] > single["memory/2026-10-03.md"] + 0.05
+        assert twice["memory/topics/t0.md"] < single["memory/topics/t0.md"]
+    finally:
+        index.close()
+
+
+def test_keyword_search_answers_a_question_about_a_code_from_the_note_naming_it(
+    tmp_path: Path,
+) -> None:
+    """The notes naming none of the question's codes count half in keyword search too
+    (:data:`memdir.search.engine.UNNAMED_CODE_FACTOR`)."""
+    from memdir.search.engine import UNNAMED_CODE_FACTOR
+
+    ws = _x509_workspace(tmp_path / "ws")
+    with Memory(ws, overrides={"embedding.provider": "none"}) as mem:
+        hits = mem.search("x509 的负责人是谁", mode="keyword", min_score=0.0)
+    assert hits[0].path == "memory/2026-10-03.md"
+    assert hits[0].score == pytest.approx(hits[0].text_score)
+    others = hits[1:]
+    assert others and all(h.path.startswith("memory/topics/") for h in others)
+    assert all(h.score == pytest.approx(UNNAMED_CODE_FACTOR * h.text_score) for h in others)

@@ -55,7 +55,10 @@ densely. BM25 alone scored a long note ~0.1 for the one word of all memory it ho
 
 IDENTIFIER_WEIGHT = 2.0
 """An identifier (``OPS-1234``, ``max_inflight``, ``0x80AB``, ``p99``) names one thing exactly:
-its IDF counts this many times."""
+its IDF counts this many times, in the presence share and in BM25's alike (the MATCH expression
+holds its phrase this many times, and FTS5's bm25 sums over phrases). Counted once in BM25, a
+long note naming ``x509`` once lost "x509 的负责人是谁" to short notes about other things' 负责人,
+whose three terms (负责, 负, 责) each hold the common word again."""
 
 CJK_UNIGRAM_WEIGHT = 0.5
 """A single CJK character of the question counts this share of its IDF: its bigrams already
@@ -78,6 +81,15 @@ def term_weight(term: str) -> float:
 def is_identifier_term(term: str) -> bool:
     """Whether a query term is an identifier (:data:`IDENTIFIER_WEIGHT`)."""
     return term_weight(term) == IDENTIFIER_WEIGHT
+
+
+_BM25_COPIES = int(IDENTIFIER_WEIGHT)
+assert _BM25_COPIES == IDENTIFIER_WEIGHT, "BM25 counts an identifier a whole number of times"
+
+
+def _copies(term: str) -> int:
+    """How many times ``term`` stands in the MATCH expression (:data:`IDENTIFIER_WEIGHT`)."""
+    return _BM25_COPIES if is_identifier_term(term) else 1
 
 
 def _has_digit(term: str) -> bool:
@@ -232,8 +244,11 @@ def query_profile(
     held_by = {t: dfs[t] > 0 or t in bridged for t in kept}
     held = sum(weights[t] for t in kept if held_by[t])
     absent = sum(weights[t] for t in kept if not held_by[t])
+    # BM25 sums over the phrases of the MATCH expression, so an identifier written there
+    # IDENTIFIER_WEIGHT times weighs as much in BM25's share as in the presence share
     match = fts_match(
         list(dict.fromkeys([*kept, *(form[w] for ws in bridged.values() for w in ws)]))
+        + [t for t in kept if is_identifier_term(t) for _ in range(_BM25_COPIES - 1)]
     )
     if match is None:
         return None
@@ -242,7 +257,7 @@ def query_profile(
         terms=kept,
         weights=weights,
         mass=held + ABSENT_WEIGHT * absent,
-        bm25_mass=sum(fts5_idf(total, dfs[t]) for t in terms),
+        bm25_mass=sum(fts5_idf(total, dfs[t]) * _copies(t) for t in terms),
         holds_identifier=any(held_by[t] and is_identifier_term(t) for t in kept),
         lacks_a_name=_lacks_a_name(query, kept, held_by, dfs),
         bridges=bridged,
