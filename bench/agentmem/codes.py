@@ -1,0 +1,125 @@
+"""Every code a memory holds, asked about in a few question frames: is a chunk naming it among
+the first three results of each mode?
+
+    python bench/agentmem/codes.py [--memory engineer|designer] [--modes keyword,vector,hybrid]
+
+The bench's own questions name a few dozen codes; this asks about all of them, so that a rule
+that fails for a shape of question (``{code} 的负责人是谁`` in keyword search, where short notes
+about other things' 负责人 outranked the one naming the code) shows however few graded
+questions have that shape. The codes are the words of the memory's notes that memdir reads as
+one identifier and :func:`memdir.search.keyword.is_code` calls a code (``HNM-147``,
+``0x80AB``, ``max_inflight``, ``v1.13.2``; quantities such as ``150ms`` are codes by that rule
+too, and vector search rarely finds a note by them). It uses no question of the bench, so it
+is no test half: what it counts is what each change did to every code. No score floor.
+Writes ``bench/results/agentmem[-designer]-codes.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+from check import MEMORIES, add_memory_option, results_name  # noqa: E402
+
+from common import RESULTS_DIR, Store, environment, print_table, write_results  # noqa: E402
+from memdir.chunking import embed_input  # noqa: E402
+from memdir.search.keyword import is_code, is_identifier_term  # noqa: E402
+from memdir.text import fts_query_terms, match_text, term_matcher  # noqa: E402
+
+FRAMES = (
+    "{code}",
+    "{code} 是什么？",
+    "what happened with {code}?",
+    "{code} の担当は？",
+    "{code} 现在的状态",
+    "{code} 的负责人是谁",
+    "what is the current status of {code}?",
+)
+TOP = 3
+_WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-/=:]*[A-Za-z0-9_]")
+
+
+def codes_in(root: Path) -> list[str]:
+    """The codes written in the Markdown notes under ``root``, each as a note writes it."""
+    found: set[str] = set()
+    for path in sorted(root.rglob("*.md")):
+        for word in _WORD.findall(path.read_text(encoding="utf-8")):
+            terms = [t for t in fts_query_terms(word) if is_identifier_term(t)]
+            if len(terms) == 1 and is_code(word):
+                found.add(word)
+    return sorted(found)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    add_memory_option(parser)
+    parser.add_argument("--modes", default="keyword,vector,hybrid")
+    parser.add_argument("--provider", default="local")
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+    modes = [m for m in args.modes.split(",") if m]
+    workspace, _ = MEMORIES[args.memory]
+    asked = 0
+    missed: dict[str, dict[str, list[str]]] = {mode: {} for mode in modes}
+    with tempfile.TemporaryDirectory(prefix="memdir-codes-") as tmp:
+        root = Path(tmp) / "workspace"
+        shutil.copytree(workspace, root)
+        codes = codes_in(root)
+        with Store(root, {"embedding.provider": args.provider}, "hybrid", refresh=False) as store:
+            store.sync()
+            mem = store._mem
+            chunks = [
+                ((path, start), match_text(embed_input(context, text)))
+                for path, start, text, context in mem.index.read(
+                    "SELECT path, start_line, text, context FROM chunks", []
+                )
+            ]
+            for code in codes:
+                tests = [term_matcher(t) for t in fts_query_terms(code) if is_identifier_term(t)]
+                naming = {key for key, body in chunks if all(t(body) for t in tests)}
+                if not naming:
+                    continue
+                for frame in FRAMES:
+                    question = frame.format(code=code)
+                    asked += 1
+                    for mode in modes:
+                        hits = mem.search(
+                            question, max_results=TOP, min_score=0.0, mode=mode, refresh=False
+                        ).results
+                        if not {(h.path, h.start_line) for h in hits} & naming:
+                            missed[mode].setdefault(frame, []).append(code)
+    print(f"{len(codes)} codes, {asked} questions ({len(FRAMES)} frames)")
+    rows = [
+        [mode, asked, sum(len(v) for v in missed[mode].values())]
+        + [len(missed[mode].get(frame, ())) for frame in FRAMES]
+        for mode in modes
+    ]
+    print_table(["mode", "questions", f"none in top {TOP}", *FRAMES], rows)
+    out = args.out or RESULTS_DIR / f"{results_name(args.memory, 'codes')}.json"
+    write_results(
+        out,
+        {
+            "benchmark": "agentmem-codes",
+            "memory": args.memory,
+            "codes": len(codes),
+            "questions": asked,
+            "frames": list(FRAMES),
+            "top": TOP,
+            "missed": missed,
+            "settings": {"provider": args.provider},
+            "environment": environment(),
+        },
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
