@@ -19,7 +19,7 @@ from memdir.chunking import (
     sha256_hex,
     split_lines,
 )
-from memdir.markdown import heading_date
+from memdir.markdown import heading_date, named_days
 from memdir.text import weighted_length
 
 
@@ -508,6 +508,26 @@ def test_heading_dates_in_the_forms_people_write() -> None:
     assert heading_date("Step 1/5 montage", "2026-05-01") is None
     assert heading_date("see a/10/28 and v1.13/2", "2026-05-01") is None
     assert heading_date("2026年2月30日") is None  # no such day
+
+
+def test_the_days_a_question_names_in_the_forms_people_write() -> None:
+    """In a question, a date without a year names that day of any year (``--MM-DD``)."""
+
+    def days(question: str) -> list[str]:
+        return [day for _, _, day in named_days(question)]
+
+    assert days("what did I do on Aug 3?") == ["--08-03"]
+    assert days("8月3日做了什么？") == days("8月3号") == days("3 August") == ["--08-03"]
+    assert days("9/19 的牙医") == ["--09-19"] and days("9/8（火）の予定") == ["--09-08"]
+    assert days("2026/8/3 standup") == days("2026年8月3日") == ["2026-08-03"]
+    assert days("Aug 3, 2026 and 2026-08-04") == ["2026-08-03", "2026-08-04"]
+    assert days("2月29日") == ["--02-29"] and days("2月30日") == []
+    # no day: a fraction, a verb, a version, a one-digit M/D without a weekday
+    assert days("Phase 1/2 done; Sprint 3 may slip; v1.13.2 现在") == []
+    assert days("8/3 那天") == []
+    question = "who did I meet on Aug 3?"
+    ((start, end, _),) = named_days(question)
+    assert question[start:end] == "Aug 3"
 
 
 def test_a_heading_date_without_a_year_dates_its_chunks() -> None:

@@ -26,6 +26,7 @@ __all__ = [
     "heading_date",
     "is_list_item",
     "marker_date",
+    "named_days",
     "read_markdown",
 ]
 
@@ -233,6 +234,40 @@ def heading_date(title: str, reference: str | None = None) -> str | None:
         if found:
             return found
     return None
+
+
+def named_days(text: str) -> list[tuple[int, int, str]]:
+    """``(start, end, day)`` of each date ``text`` names, in any of the forms
+    :func:`heading_date` reads: ``day`` is ``YYYY-MM-DD``, or ``--MM-DD`` (ISO 8601's month and
+    day without a year) for ``8/3（周一）``, ``8月3日``, ``Aug 3``, ``3 August``, which name that
+    day of any year. A bare ``M/D`` of one digit each needs a weekday after it, as in headings;
+    lower-case "may" after a number is no month."""
+    found: list[tuple[int, int, str]] = [(at, at + 10, iso) for at, iso in _dates(text)]
+    for m in _WRITTEN_DATE.finditer(text):
+        if any(a < m.end() and m.start() < b for a, b, _ in found):
+            continue  # inside an ISO date
+        if m["y1"]:
+            day = _iso(m["y1"], m["m1"], m["d1"])
+        elif m["m2"]:
+            day = _iso(m["y2"], m["m2"], m["d2"]) if m["y2"] else _month_and_day(m["m2"], m["d2"])
+        elif m["m3"]:
+            one_digit = len(m["m3"]) == len(m["d3"]) == 1
+            day = None if one_digit and not m["wd"] else _month_and_day(m["m3"], m["d3"])
+        elif m["mn"] is None and not m["mn5"][0].isupper():
+            continue  # "Sprint 3 may slip": a verb, not a month
+        else:
+            name, d, year = (m["mn"], m["d4"], m["y4"]) if m["mn"] else (m["mn5"], m["d5"], m["y5"])
+            month = str(_MONTHS[name.lower()])
+            day = _iso(year, month, d) if year else _month_and_day(month, d)
+        if day:
+            found.append((m.start(), m.end(), day))
+    return sorted(found)
+
+
+def _month_and_day(month: str, day: str) -> str | None:
+    """``--MM-DD`` when ``month`` and ``day`` make a day of some year (2000 has a 29 February)."""
+    iso = _iso("2000", month, day)
+    return f"--{iso[5:]}" if iso else None
 
 
 def is_list_item(line: str) -> bool:

@@ -49,6 +49,8 @@ QUERIES = [
     "zebrafish",
     "on-call rotation Fridays",
     "something memory never mentions xylophone",
+    "what did I do on Jan 12?",  # the day's chunks, by their date
+    "1月13日 deploy",
 ]
 
 
@@ -461,6 +463,28 @@ def test_an_index_dated_the_old_way_is_rebuilt_with_heading_dates_without_a_year
         report = mem.sync()
         assert report.full_rebuild and "chunk_dates" in (report.rebuild_reason or "")
         assert [r.date for r in mem.search("HNM-147", min_score=0)] == ["2026-11-26"]
+
+
+def test_chunks_are_read_by_the_day_they_are_dated(tmp_path: Path, backend: dict[str, str]) -> None:
+    ws = _workspace(tmp_path / "ws")
+    (ws / "memory" / "2025-01-12.md").write_text("# 2025-01-12\n\n- a year before\n")
+    with Memory(ws, overrides={**KEYWORD_ONLY, **backend}) as mem:
+        mem.sync()
+        count, rows = mem.index.dated(["2026-01-12"], 10)
+        assert count == len(rows) > 0 and {r.chunk.path for r in rows} == {"memory/2026-01-12.md"}
+        # a day without a year is that day of every year memory has, newest first
+        count, rows = mem.index.dated(["--01-12"], 10)
+        assert [r.chunk.date for r in rows] == sorted((r.chunk.date for r in rows), reverse=True)
+        assert {r.chunk.date for r in rows} == {"2025-01-12", "2026-01-12"}
+        assert (
+            mem.index.dated(["--01-12"], 1)[0] == count
+            and len(mem.index.dated(["--01-12"], 1)[1]) == 1
+        )
+        assert mem.index.dated(["--01-12"], 10, sources=["sessions"]) == (0, [])
+        assert mem.index.dated(["--02-29", "2026-03-01"], 10) == (0, [])
+        # a question naming it means the newest such day memory has
+        found = mem.search("what did I do on Jan 12?", min_score=0.0, max_results=20)
+        assert found.results and {r.date for r in found.results} == {"2026-01-12"}
 
 
 def test_an_unranked_keyword_read_gives_matching_chunks_up_to_the_limit(

@@ -306,6 +306,7 @@ def test_an_index_of_the_previous_schema_is_rebuilt(workspace: Path) -> None:
         shape = m.index.shape()
         assert shape is not None and shape["schema"] == 2
         with m.index.transaction() as conn:  # as schema 1 left it: no context, no date
+            conn.execute("DROP INDEX idx_chunks_date")
             conn.execute("ALTER TABLE chunks DROP COLUMN context")
             conn.execute("ALTER TABLE chunks DROP COLUMN date")
             m.index.write_shape({**shape, "schema": 1}, conn)
@@ -314,6 +315,26 @@ def test_an_index_of_the_previous_schema_is_rebuilt(workspace: Path) -> None:
         assert report.rebuild_reason == "schema changed from 1 to 2"
         assert [h.heading for h in m.search("quokka", min_score=0.0)] == ["2026-01-12"]
         _consistent(m)
+
+
+def test_an_index_made_before_the_date_index_gets_it_when_opened(workspace: Path) -> None:
+    """Days named in a question are looked up through ``idx_chunks_date``; an index made
+    before it had none, and is given it (not rebuilt) by the first process to open it."""
+    with Memory(workspace) as m:
+        m.sync()
+        with m.index.transaction() as conn:
+            conn.execute("DROP INDEX idx_chunks_date")
+    with Memory(workspace) as m:
+        names = {row[0] for row in m.index.read("SELECT name FROM sqlite_master", [])}
+        assert "idx_chunks_date" in names
+        assert not m.sync().full_rebuild
+        plan = " ".join(
+            str(row[-1])
+            for row in m.index.read(
+                "EXPLAIN QUERY PLAN SELECT count(*) FROM chunks WHERE date IN (?)", ["2026-01-12"]
+            )
+        )
+        assert "idx_chunks_date" in plan
 
 
 def test_an_openclaw_workspace_indexes_with_headings_and_dates(

@@ -32,13 +32,15 @@ def add_note(
     vector: np.ndarray | None = None,
     *,
     conn: sqlite3.Connection | None = None,
+    date: str | None = None,
 ) -> int:
-    """Index ``text`` as the one chunk of ``path`` (with ``vector``, if given); its chunk id.
+    """Index ``text`` as the one chunk of ``path`` (with ``vector``, if given; dated ``date``);
+    its chunk id.
 
     Pass ``conn`` to add many notes in one transaction."""
     if conn is None:
         with index.transaction() as own:
-            return add_note(index, path, text, vector, conn=own)
+            return add_note(index, path, text, vector, conn=own, date=date)
     (chunk_id,) = index.replace_file(
         conn,
         path=path,
@@ -46,7 +48,7 @@ def add_note(
         file_hash=path,
         size=1,
         mtime_ns=1,
-        chunks=[Chunk(1, 1, text, path)],
+        chunks=[Chunk(1, 1, text, path, "", date)],
     )
     if vector is not None:
         index.write_vectors(conn, [(chunk_id, encode_vector(vector))])

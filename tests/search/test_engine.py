@@ -430,6 +430,31 @@ class _Nearest:
         return [(cid, self.every[cid]) for cid in chunk_ids if cid in self.every]
 
 
+def test_vector_search_judges_the_chunks_of_the_day_a_question_names(tmp_path: Path) -> None:
+    """To an embedder "Aug 3" is noise: the nearest chunks are any day's. Vector search adds
+    the chunks dated the day the question names, judged by their true similarity, and the
+    others count half (:data:`engine.OTHER_DAY_FACTOR`); a day no chunk is dated changes
+    nothing."""
+    index = Index.open(tmp_path / "index.sqlite")
+    that_day = add_note(index, "memory/2026-08-03.md", "lunch with Wang, ramen", date="2026-08-03")
+    other = add_note(index, "memory/2026-09-14.md", "lunch with Wang, hotpot", date="2026-09-14")
+    vectors = _Nearest([(other, 0.8)], {that_day: 0.7, other: 0.8})
+    settings = SearchSettings(mode="vector", min_score=0.0)
+
+    def found(query: str) -> list[tuple[str, float]]:
+        response = run_search(index, query, settings, workspace=tmp_path, vectors=vectors)
+        return [(r.path, round(r.score, 6)) for r in response.results]
+
+    assert found("who did I have lunch with on Aug 3?") == [
+        ("memory/2026-08-03.md", 0.7),
+        ("memory/2026-09-14.md", round(0.8 * engine.OTHER_DAY_FACTOR, 6)),
+    ]
+    assert vectors.asked == [that_day]
+    assert found("8月3日和谁吃的午饭？")[0][0] == "memory/2026-08-03.md"
+    assert found("who did I have lunch with on Aug 4?")[0] == ("memory/2026-09-14.md", 0.8)
+    index.close()
+
+
 def test_vector_search_also_judges_the_chunks_naming_an_identifier(tmp_path: Path) -> None:
     """An invoice number means nothing to an embedder: the note naming it can lie far from the
     question in meaning and miss the nearest chunks. Vector search adds the chunks naming an

@@ -304,3 +304,75 @@ def test_keyword_search_answers_a_question_about_a_code_from_the_note_naming_it(
     others = hits[1:]
     assert others and all(h.path.startswith("memory/topics/") for h in others)
     assert all(h.score == pytest.approx(UNNAMED_CODE_FACTOR * h.text_score) for h in others)
+
+
+def _daily_logs(root: Path) -> Path:
+    """Three weeks of daily logs, each day a standup, a lunch and a piece of work."""
+    notes = {}
+    words = [
+        "alpha",
+        "bravo",
+        "charlie",
+        "delta",
+        "echo",
+        "foxtrot",
+        "golf",
+        "hotel",
+        "india",
+        "juliet",
+        "kilo",
+        "lima",
+        "mike",
+    ]
+    for day in range(3, 24):
+        a, b = words[day % len(words)], words[(day * 5) % len(words)]
+        notes[f"memory/2026-08-{day:02d}.md"] = (
+            f"# 2026-08-{day:02d}\n\n### 09:30 - standup\n{a} in review, nothing blocking\n\n"
+            f"### 12:30 - lunch\nramen with {b}\n\n"
+            f"### 15:00 - work\nrefactored the {a} module, {b} tests green\n"
+        )
+    notes["MEMORY.md"] = "# Memory\n\n- standup is at 09:30 every day\n"
+    return write_notes(root, notes)
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["what was the standup about on Aug 4?", "8月4日的 standup 说了什么？", "Aug 4 standup"],
+)
+def test_a_question_naming_a_day_is_answered_from_that_days_notes(
+    tmp_path: Path, question: str
+) -> None:
+    """The day counts as a term the chunks dated that day hold (in BM25's share too), and its
+    words are no terms: every day has a standup, and the notes write no "Aug" or "4" (their
+    dates say 08-04). Before, another day's standup came first."""
+    ws = _daily_logs(tmp_path / "ws")
+    hits = _search(ws, question, mode="keyword")
+    assert hits and hits[0][0] == "memory/2026-08-04.md"
+    with Memory(ws, overrides={"embedding.provider": "none"}) as mem:
+        first = mem.search(question, mode="keyword")[0]
+    assert first.start_line == 3 and first.date == "2026-08-04"  # the standup entry itself
+
+
+def test_a_question_that_is_only_a_day_lists_that_days_entries(tmp_path: Path) -> None:
+    ws = _daily_logs(tmp_path / "ws")
+    with Memory(ws, overrides={"embedding.provider": "none"}) as mem:
+        found = mem.search("what did I do on Aug 4?", mode="keyword")
+    assert found.results and {r.date for r in found.results} == {"2026-08-04"}
+    assert [r.start_line for r in found.results] == [3, 6, 9]  # in the day's order
+
+
+def test_a_day_no_note_is_dated_is_searched_as_its_words(tmp_path: Path) -> None:
+    """A store of undated paragraphs writes its dates in the text."""
+    ws = write_notes(
+        tmp_path / "ws",
+        {
+            "memory/docs/a.md": "On May 7, 1945 Germany signed the surrender at Reims.\n",
+            "memory/docs/b.md": "Reims is a city in the Champagne region.\n",
+        },
+    )
+    with Memory(ws, overrides={"embedding.provider": "none"}) as mem:
+        mem.sync()
+        profile = query_profile(mem.index, "what happened on May 7, 1945 at Reims?")
+        assert profile is not None and profile.days == ()
+        hits = mem.search("what happened on May 7, 1945 at Reims?", mode="keyword")
+    assert hits[0].path == "memory/docs/a.md"

@@ -153,6 +153,13 @@ class IndexBackend(Protocol):
         ``limit`` of them, when that is cheaper (a sample to read, not an answer)."""
         ...
 
+    def dated(
+        self, days: Sequence[str], limit: int, *, sources: Sequence[str] | None = None
+    ) -> tuple[int, list[KeywordRow]]:
+        """How many chunks are dated one of ``days`` (``YYYY-MM-DD``, or ``--MM-DD``: that
+        day of any year), and the newest ``limit`` of them (``rank`` 0)."""
+        ...
+
     def nearest(self, query: Sequence[float], k: int) -> list[tuple[int, float]]:
         """``(chunk id, cosine)`` of the ``k`` nearest vectors (``server_vectors`` only)."""
         ...

@@ -80,7 +80,7 @@ from memdir.errors import StorageError
 from memdir.index.backend import SharedFile
 from memdir.index.fts import Fts5Tokens
 from memdir.index.schema import SCHEMA_VERSION as SHAPE_SCHEMA
-from memdir.index.store import ChunkRow, FileRow, KeywordRow, VectorState
+from memdir.index.store import ChunkRow, FileRow, KeywordRow, VectorState, dated_keys
 from memdir.text import fts_document
 from memdir.workspace import Problem
 
@@ -99,10 +99,11 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-PG_SCHEMA_VERSION = 2
+PG_SCHEMA_VERSION = 3
 """The version of the tables below, in ``memdir_meta`` (namespace ``''``, key ``schema``).
 2 added ``memdir_lexemes`` (each lexeme's document frequency) and keeps each chunk's
-``tsv`` in its row; migrating from 1 fills the one and rewrites the other."""
+``tsv`` in its row; migrating from 1 fills the one and rewrites the other. 3 added
+``memdir_chunks_date``, through which the days a question names are looked up."""
 
 MIN_PGVECTOR = (0, 5, 0)
 """HNSW indexes arrived in pgvector 0.5.0."""
@@ -163,6 +164,7 @@ CREATE TABLE IF NOT EXISTS memdir_chunks (
 -- candidate, and a TOAST fetch per candidate was three quarters of the search's time
 ALTER TABLE memdir_chunks ALTER COLUMN tsv SET STORAGE MAIN;
 CREATE INDEX IF NOT EXISTS memdir_chunks_path ON memdir_chunks (namespace, path);
+CREATE INDEX IF NOT EXISTS memdir_chunks_date ON memdir_chunks (namespace, date);
 CREATE INDEX IF NOT EXISTS memdir_chunks_tsv ON memdir_chunks USING gin (tsv);
 CREATE TABLE IF NOT EXISTS memdir_vectors (
     chunk_id  bigint PRIMARY KEY REFERENCES memdir_chunks (id) ON DELETE CASCADE,
@@ -1016,6 +1018,31 @@ class PgIndex:
         except psycopg.Error as exc:
             raise StorageError(f"keyword search failed for {match!r}: {exc}") from exc
         return [KeywordRow(ChunkRow(*r[:8]), float(r[8])) for r in rows]
+
+    def dated(
+        self, days: Sequence[str], limit: int, *, sources: Sequence[str] | None = None
+    ) -> tuple[int, list[KeywordRow]]:
+        """See :meth:`memdir.index.backend.IndexBackend.dated`; a day without a year is looked
+        up in each year from the oldest chunk's to the newest's (``memdir_chunks_date``)."""
+        (first, last) = self.read(
+            "SELECT min(date), max(date) FROM memdir_chunks WHERE namespace = %s",
+            (self.namespace,),
+        )[0]
+        wanted = dated_keys(days, first, last)
+        if not wanted:
+            return 0, []
+        where = "namespace = %(ns)s AND date = ANY(%(days)s)"
+        params: dict[str, Any] = {"ns": self.namespace, "days": wanted, "limit": int(limit)}
+        if sources:
+            where += " AND source = ANY(%(sources)s)"
+            params["sources"] = list(sources)
+        (count,) = self.read(f"SELECT count(*) FROM memdir_chunks WHERE {where}", params)[0]
+        rows = self.read(
+            f"SELECT {_CHUNK_COLUMNS} FROM memdir_chunks WHERE {where}"
+            " ORDER BY date DESC, id LIMIT %(limit)s",
+            params,
+        )
+        return int(count), [KeywordRow(ChunkRow(*r), 0.0) for r in rows]
 
     def _any_of(self, terms: Sequence[str], queries: Mapping[str, Sequence[str]]) -> str:
         """The tsquery matching any of ``terms`` (each a lexeme or a phrase)."""

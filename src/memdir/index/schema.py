@@ -14,7 +14,7 @@ from pathlib import Path
 
 from memdir.text import FTS_TOKENIZE, fts_document
 
-__all__ = ["FTS_BODY", "SCHEMA_VERSION", "connect", "create_schema"]
+__all__ = ["FTS_BODY", "SCHEMA_VERSION", "connect", "create_date_index", "create_schema"]
 
 SCHEMA_VERSION = 2
 """2: chunks gained ``context`` (the heading path) and ``date``; the FTS body holds the context."""
@@ -126,3 +126,11 @@ def immediate(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
 
 def create_schema(conn: sqlite3.Connection) -> None:
     conn.executescript(_DDL)
+    create_date_index(conn)
+
+
+def create_date_index(conn: sqlite3.Connection) -> None:
+    """The index on chunk dates, through which the days a question names are looked up; an
+    index of schema 1 has no date column until it is rebuilt, and gets none."""
+    if any(row[1] == "date" for row in conn.execute("PRAGMA table_info(chunks)")):
+        conn.execute("CREATE INDEX IF NOT EXISTS idx_chunks_date ON chunks(date)")

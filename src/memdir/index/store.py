@@ -17,6 +17,7 @@ import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,14 @@ from memdir.chunking import Chunk, embed_input
 from memdir.config import STATE_DIRNAME
 from memdir.errors import StorageError
 from memdir.index.lock import WriterLock
-from memdir.index.schema import FTS_BODY, SCHEMA_VERSION, connect, create_schema, immediate
+from memdir.index.schema import (
+    FTS_BODY,
+    SCHEMA_VERSION,
+    connect,
+    create_date_index,
+    create_schema,
+    immediate,
+)
 from memdir.text import FTS_TOKENIZE
 from memdir.workspace import Problem
 
@@ -62,6 +70,26 @@ class ChunkRow:
 
 
 _CHUNK_COLUMNS = "id, path, source, start_line, end_line, text, context, date"
+
+
+def dated_keys(days: Sequence[str], first: str | None, last: str | None) -> list[str]:
+    """The dates a chunk may be dated to be dated one of ``days``: a ``YYYY-MM-DD`` as it is,
+    a ``--MM-DD`` in each year from ``first``'s to ``last``'s (the oldest and newest chunk
+    dates; none when no chunk is dated)."""
+    if not first or not last:
+        return []
+    years = range(int(first[:4]), int(last[:4]) + 1)
+    wanted: list[str] = []
+    for day in days:
+        if not day.startswith("--"):
+            wanted.append(day)
+            continue
+        for year in years:
+            try:
+                wanted.append(date.fromisoformat(f"{year:04d}-{day[2:]}").isoformat())
+            except ValueError:  # 29 February in a year without it
+                continue
+    return list(dict.fromkeys(wanted))
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,12 +194,18 @@ class Index:
         return conn
 
     def _remove_stale_temp_files(self) -> None:
+        """Remove what a crashed rebuild left, and add the index on chunk dates that an index
+        made before it lacks (one statement, once), when no other process is writing."""
         if not self.lock.acquire(timeout=0):
             return
         try:
             for stale in self.path.parent.glob(self.path.name + ".tmp-*"):
                 with suppress(OSError):
                     stale.unlink()
+            with suppress(sqlite3.Error):  # a read-only file is searched without it
+                indexes = {row[1] for row in self.conn.execute("PRAGMA index_list(chunks)")}
+                if "idx_chunks_date" not in indexes:
+                    create_date_index(self.conn)
         finally:
             self.lock.release()
 
@@ -460,6 +494,28 @@ class Index:
             ):
                 out[r[0]] = ChunkRow(*r)
         return out
+
+    def dated(
+        self, days: Sequence[str], limit: int, *, sources: Sequence[str] | None = None
+    ) -> tuple[int, list[KeywordRow]]:
+        """See :meth:`memdir.index.backend.IndexBackend.dated`; a day without a year is looked
+        up in each year from the oldest chunk's to the newest's (through ``idx_chunks_date``)."""
+        (first, last) = self.read("SELECT min(date), max(date) FROM chunks")[0]
+        wanted = dated_keys(days, first, last)
+        if not wanted:
+            return 0, []
+        marks = ",".join("?" * len(wanted))
+        where = f"date IN ({marks})"
+        params: list[object] = list(wanted)
+        if sources:
+            where += f" AND source IN ({','.join('?' * len(sources))})"
+            params += list(sources)
+        (count,) = self.read(f"SELECT count(*) FROM chunks WHERE {where}", params)[0]
+        rows = self.read(
+            f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE {where} ORDER BY date DESC, id LIMIT ?",
+            [*params, limit],
+        )
+        return int(count), [KeywordRow(ChunkRow(*r), 0.0) for r in rows]
 
     # -- keyword search ------------------------------------------------------------------
     def keyword(

@@ -22,6 +22,7 @@ from memdir.search.keyword import (
     is_identifier_term,
     keyword_search,
     match_body,
+    on_a_day,
     query_profile,
     term_holder,
 )
@@ -143,6 +144,12 @@ designer's, and now for 0 and 7. SciFact hybrid nDCG@10 .726 → .723, keyword .
 a claim naming a gene (HMGB1, Bcl2) is answered by abstracts that name it otherwise; before
 ratios, units and long lower-case names (``1/2``, ``nmol/liter``, ``interleukin-2``) were
 told from codes, .720."""
+
+OTHER_DAY_FACTOR = 0.5
+"""In vector search, the factor on the score of every result not dated a day the question
+names in words (``what did I do on Aug 3?``, ``8月3日做了什么？``) when memory holds a chunk so
+dated (:func:`memdir.markdown.named_days`): to an embedder "Aug 3" is noise, and the nearest
+chunks were any day's."""
 
 COMPANION_SHARE = 0.5
 """``min_score`` decides whether a search has an answer at all: its best result must reach it.
@@ -316,6 +323,34 @@ def _naming_chunks(
         return []
     rows = index.keyword(match, limit, sources=list(sources) if sources else None)
     return [(row.chunk.id, 0.0) for row in rows]
+
+
+def _dated_chunks(
+    index: IndexBackend,
+    profile: QueryProfile | None,
+    limit: int,
+    sources: Sequence[str] | None,
+) -> list[tuple[int, float]]:
+    """For vector search, up to ``limit`` chunks dated a day the question names in words
+    (``Aug 3``, ``8月3日``), newest first: to an embedder a date is noise, as a code is."""
+    if profile is None or not profile.days_held:
+        return []
+    rows = index.dated(profile.days, limit, sources=list(sources) if sources else None)[1]
+    return [(row.chunk.id, 0.0) for row in rows]
+
+
+def _demote_other_days(
+    candidates: Sequence[Candidate], rows: dict[int, ChunkRow], profile: QueryProfile | None
+) -> None:
+    """In vector search, multiply by :data:`OTHER_DAY_FACTOR` the score of each candidate
+    not dated a day the question names (when memory holds one); keyword search weighs the
+    day as a term (:attr:`QueryProfile.day_weight`), and hybrid search through it."""
+    if profile is None or not profile.days_held:
+        return
+    for c in candidates:
+        row = rows.get(c.chunk_id)
+        if row is not None and not on_a_day(row.date, profile.days):
+            c.score *= OTHER_DAY_FACTOR
 
 
 def _body_reader(rows: dict[int, ChunkRow]) -> Callable[[int], str]:
@@ -557,6 +592,7 @@ def run_search(
             vector_hits = [*vector_hits, *extra]
         elif mode == "vector" and vectors is not None:
             named = _naming_chunks(index, text, settings.max_results, sources, stopwords)
+            named += _dated_chunks(index, words_profile, settings.max_results, sources)
             extra = _vector_scores_of_keyword_hits(vectors, vector_text, vector_hits, named)
             vector_hits = [*vector_hits, *extra]
         rows.update(index.chunks_by_ids([cid for cid, _ in vector_hits if cid not in rows]))
@@ -597,6 +633,8 @@ def run_search(
             now if now is not None else time.time(),
         )
     body = _body_reader(rows)
+    if mode == "vector":
+        _demote_other_days(candidates, rows, words_profile)
     _demote_the_unnamed(candidates, rows, body, profile or words_profile, text)
     about_now = asks_about_now(text)
     named = None if about_now else asks_what_it_is(text)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from memdir.chunking import embed_input
 from memdir.index import ChunkRow, KeywordRow
 from memdir.index.backend import IndexBackend
+from memdir.markdown import named_days
 from memdir.text import (
     bilingual,
     bridge_term,
@@ -119,20 +120,33 @@ def keyword_search(
     if profile is None:
         return []
     terms, weight, mass, bm25_mass = profile.terms, profile.weights, profile.mass, profile.bm25_mass
-    rows = index.keyword(profile.match, limit, sources=sources)
+    rows = index.keyword(profile.match, limit, sources=sources) if profile.match else []
+    if profile.day_weight and profile.days_held:
+        # the chunks of the day the question names, newest first: the daily log of Aug 3
+        # holds no word of "what did I do on Aug 3?"
+        seen = {row.chunk.id for row in rows}
+        rows += [
+            row
+            for row in index.dated(profile.days, limit, sources=sources)[1]
+            if row.chunk.id not in seen
+        ]
     if not rows:
         return []
     holds = [term_holder(t, profile.bridges.get(t, ())) for t in terms]
     scored = []
     for position, row in enumerate(rows):
-        if len(terms) == 1:
+        rank = row.rank
+        if len(terms) == 1 and not profile.days:
             share = 1.0 if mass else 0.0  # FTS5 matched the one term: nothing to test
         else:
-            body = match_body(row.chunk)
+            body = match_body(row.chunk) if terms else ""
             share = sum(weight[t] for t, h in zip(terms, holds, strict=True) if h(body))
+            if profile.days and on_a_day(row.chunk.date, profile.days):
+                share += profile.day_weight
+                rank -= profile.day_bm25  # as a term held once in a chunk of average length
             share = share / mass if mass else 0.0
         score = PRESENCE_WEIGHT * min(1.0, share) + (1 - PRESENCE_WEIGHT) * coverage_score(
-            row.rank, bm25_mass
+            rank, bm25_mass
         )
         if HEADING_BONUS and mass:
             head = match_text(heading_text(row.chunk))
@@ -179,6 +193,21 @@ class QueryProfile:
     """The terms memory holds nowhere, not even through a bridge, in the query's order: the
     words a search can tell the asker no note uses (a CJK bigram that is an edge between two
     words is no term)."""
+    days: tuple[str, ...] = ()
+    """The days the query names in words (``Aug 3``, ``8月3日``, ``9/8（火）``; not ISO dates,
+    which notes write as the query does and FTS5 matches), of which memory holds a dated
+    chunk (:func:`memdir.markdown.named_days`); a day named without a year is the newest such
+    day memory has a note of. Their words are no terms; a day no chunk is dated is searched as its words (a store
+    of undated paragraphs writes "May 7, 1945" in its text)."""
+    day_weight: float = 0.0
+    """What a chunk dated one of :attr:`days` holds of the query, as a term's weight: the
+    IDF of the chunks so dated, times :data:`IDENTIFIER_WEIGHT` (a day names one thing
+    exactly, as an identifier does)."""
+    days_held: bool = False
+    """Whether some chunk is dated one of :attr:`days` (always, when there are days)."""
+    day_bm25: float = 0.0
+    """BM25's share of :attr:`day_weight`: what a term held once by a chunk of average length
+    adds to its BM25, FTS5's IDF of the chunks so dated (as :attr:`bm25_mass` counts it)."""
 
 
 def query_profile(
@@ -202,8 +231,27 @@ def query_profile(
     they join the MATCH expression, a chunk holding one holds the term, and a term memory holds
     only that way is not absent. A bigram that is an edge between two words gets none.
     """
-    terms = fts_query_terms(query, stopwords=stopwords)
-    if not terms:
+    held_days: dict[str, int] = {}  # the chunks dated each day named in words
+    days = []
+    for a, b, d in named_days(query):
+        if _ISO_DAY.fullmatch(query[a:b]):
+            continue
+        if d.startswith("--"):  # Aug 3: the newest Aug 3 memory has a note of
+            newest = index.dated([d], 1)[1]
+            if not newest or not newest[0].chunk.date:
+                continue
+            d = newest[0].chunk.date
+        if d not in held_days:
+            held_days[d] = index.dated([d], 0)[0]
+        if held_days[d]:
+            days.append((a, b, d))
+    if days:  # the words of a day are no terms: "3" of "Aug 3" is no number the notes hold
+        query = "".join(
+            " " if any(a <= i < b for a, b, _ in days) else c for i, c in enumerate(query)
+        )
+    day_keys = tuple(dict.fromkeys(d for _, _, d in days))
+    terms = fts_query_terms(query, stopwords=stopwords, alone=not day_keys)
+    if not terms and not day_keys:
         return None
     grams = [t for t in terms if len(t) == 2 and _is_cjk_gram(t)]
     chars = [g[0] for g in grams] + [g[1] for g in grams]
@@ -244,26 +292,44 @@ def query_profile(
     held_by = {t: dfs[t] > 0 or t in bridged for t in kept}
     held = sum(weights[t] for t in kept if held_by[t])
     absent = sum(weights[t] for t in kept if not held_by[t])
+    day_df = sum(held_days[d] for d in day_keys)
+    day_weight = presence_idf(total, day_df) * IDENTIFIER_WEIGHT if day_df else 0.0
+    day_bm25 = fts5_idf(total, day_df) * _BM25_COPIES if day_df else 0.0
+    held += day_weight
     # BM25 sums over the phrases of the MATCH expression, so an identifier written there
     # IDENTIFIER_WEIGHT times weighs as much in BM25's share as in the presence share
     match = fts_match(
         list(dict.fromkeys([*kept, *(form[w] for ws in bridged.values() for w in ws)]))
         + [t for t in kept if is_identifier_term(t) for _ in range(_BM25_COPIES - 1)]
     )
-    if match is None:
+    if match is None and not day_keys:
         return None
     return QueryProfile(
-        match=match,
+        match=match or "",
         terms=kept,
         weights=weights,
         mass=held + ABSENT_WEIGHT * absent,
-        bm25_mass=sum(fts5_idf(total, dfs[t]) * _copies(t) for t in terms),
+        bm25_mass=sum(fts5_idf(total, dfs[t]) * _copies(t) for t in terms) + day_bm25,
         holds_identifier=any(held_by[t] and is_identifier_term(t) for t in kept),
         lacks_a_name=_lacks_a_name(query, kept, held_by, dfs),
         bridges=bridged,
         absent_share=absent / (held + absent) if held > 0 else 0.0,
         absent=tuple(t for t in kept if not held_by[t]),
+        days=day_keys,
+        day_weight=day_weight,
+        days_held=day_df > 0,
+        day_bm25=day_bm25,
     )
+
+
+_ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def on_a_day(dated: str | None, days: Sequence[str]) -> bool:
+    """Whether a chunk dated ``dated`` is dated one of ``days`` (``--MM-DD``: of any year)."""
+    if not dated:
+        return False
+    return any(dated == d or (d.startswith("--") and dated[4:] == d[1:]) for d in days)
 
 
 def _lacks_a_name(

@@ -331,8 +331,11 @@ def _query_tokens(text: str) -> list[str]:
     return out
 
 
-def fts_query_terms(query: str, *, stopwords: frozenset[str] = frozenset()) -> list[str]:
-    """Distinct query terms in order, with stop words dropped unless nothing else would remain.
+def fts_query_terms(
+    query: str, *, stopwords: frozenset[str] = frozenset(), alone: bool = True
+) -> list[str]:
+    """Distinct query terms in order, with stop words dropped unless nothing else would remain
+    (``alone=False``: dropped even then, when the query says something besides its words).
 
     A term is one FTS token, or several separated by spaces: an identifier, searched as a
     phrase (``"OPS-1234"`` → ``"ops 1234"``), so that a note naming OPS-1243 or another OPS
@@ -356,7 +359,7 @@ def fts_query_terms(query: str, *, stopwords: frozenset[str] = frozenset()) -> l
     distinct = list(dict.fromkeys(t for t in terms if t))
     stopwords = _folded(frozenset(stopwords))
     kept = [t for t in distinct if t not in stopwords]
-    if kept:
+    if kept or not alone:
         return kept
     # Only stop words: search them all, function words included, rather than nothing.
     return distinct or list(dict.fromkeys(base_form(t) for t in word_tokens(query)))
