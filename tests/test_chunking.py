@@ -530,6 +530,29 @@ def test_the_days_a_question_names_in_the_forms_people_write() -> None:
     assert question[start:end] == "Aug 3"
 
 
+def test_the_days_a_question_names_from_today() -> None:
+    """Yesterday, 昨天, last Friday: counted from the day the question is asked."""
+    from datetime import date
+
+    friday = date(2026, 12, 4)
+
+    def days(question: str, today: date | None = friday) -> list[str]:
+        return [day for _, _, day in named_days(question, today)]
+
+    assert days("what did we decide yesterday?") == days("昨天的 standup") == ["2026-12-03"]
+    assert days("昨日の打ち合わせ") == days("어제 회의") == ["2026-12-03"]
+    assert days("the day before yesterday") == days("前天和谁吃饭") == ["2026-12-02"]
+    assert days("today's standup") == days("今天做了什么") == ["2026-12-04"]
+    # last Friday: the latest Friday before today; 上周五: the Friday of the week before
+    assert days("what did I do last Friday?") == ["2026-11-27"]
+    assert days("last Monday") == ["2026-11-30"]
+    assert days("上周五的会议") == days("先週の金曜日") == ["2026-11-27"]
+    assert days("上周一") == ["2026-11-23"]
+    # without a day to count from, only what a date names
+    assert days("what did we decide yesterday?", None) == []
+    assert days("yesterday and Aug 3") == ["2026-12-03", "--08-03"]
+
+
 def test_a_heading_date_without_a_year_dates_its_chunks() -> None:
     text = "# Hanami\n\n## 画面\nS01.\n\n## チケット（11/26 時点）\n| HNM-147 | In review |\n"
     chunks = chunk_markdown(text, path="memory/projects/hanami.md", modified="2026-12-03")

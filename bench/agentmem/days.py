@@ -5,9 +5,9 @@ that day's log among the first three results of each mode?
 
 Agents ask "what did I do on Aug 3?" and "8月3日的 standup 说了什么？" of a memory of daily logs
 (``memory/YYYY-MM-DD.md``); the bench's graded questions name a day in words only a few times,
-so this asks of every day in six frames: the day alone in several forms, and the day with the
+so this asks of every day in eight frames: the day alone in several forms, the day with the
 topic of an entry most days have (standup, 午饭; asked only of the days whose log holds that
-word). It uses no question of the bench, so it is no test half. No score floor. Writes
+word), and "yesterday" asked the day after (``Memory.search(today=…)``). It uses no question of the bench, so it is no test half. No score floor. Writes
 ``bench/results/agentmem[-designer]-days.json``.
 """
 
@@ -17,7 +17,7 @@ import argparse
 import shutil
 import sys
 import tempfile
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -35,7 +35,11 @@ FRAMES = (
     ("{mon} {day}", ""),
     ("what was the standup about on {mon} {day}?", "standup"),
     ("{month}月{day}号和谁吃的午饭？", "午饭"),
+    ("what did I do yesterday?", ""),
+    ("昨天做了什么？", ""),
 )
+RELATIVE = {"what did I do yesterday?", "昨天做了什么？"}
+"""Asked the day after (``today``): what a session the next morning would ask."""
 TOP = 3
 
 
@@ -69,7 +73,12 @@ def main() -> int:
                     asked[frame] += 1
                     for mode in modes:
                         hits = mem.search(
-                            question, max_results=TOP, min_score=0.0, mode=mode, refresh=False
+                            question,
+                            max_results=TOP,
+                            min_score=0.0,
+                            mode=mode,
+                            refresh=False,
+                            today=day + timedelta(days=1) if frame in RELATIVE else None,
                         ).results
                         if not any(h.path == f"memory/{log.name}" for h in hits):
                             missed[mode].setdefault(frame, []).append(log.stem)

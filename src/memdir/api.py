@@ -20,11 +20,12 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from functools import cached_property, wraps
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
+from zoneinfo import ZoneInfo
 
 from memdir.chunking import flatten_session
 from memdir.config import MAX_RESULTS, Config, load_config, mapping_setting
@@ -589,11 +590,15 @@ class Memory:
         sources: Sequence[str] | None = None,
         path_filter: Callable[[str, str], bool] | None = None,
         refresh: bool = True,
+        today: date | None = None,
     ) -> SearchResponse:
         """Search memory. Iterating the response yields :class:`~memdir.search.SearchResult`.
 
         ``sources`` limits results to ``"memory"`` and/or ``"sessions"``; ``path_filter(path,
         source)`` drops every result for which it returns False (scopes and namespaces use it).
+        ``today`` is the day "yesterday", "昨天" or "last Friday" in the query count from
+        (default: today in the ``timezone`` setting's zone; a replayed conversation passes its
+        own day).
         """
         self._check_open()
         if not isinstance(query, str) or not query.strip():
@@ -618,10 +623,17 @@ class Memory:
             stopwords=STOP_WORDS,
             sources=sources,
             path_filter=path_filter,
+            today=today or self._today(),
         )
         if warnings:
             response = replace(response, warnings=(*warnings, *response.warnings))
         return response
+
+    def _today(self) -> date:
+        """Today in the user's time zone (``timezone``, else the system's): what "yesterday"
+        and "昨天" in a question count from, as daily notes are named by it."""
+        name = self.config["timezone"]
+        return datetime.now(ZoneInfo(name) if name else None).date()
 
     def _abs_path_for(self, path: str, source: str) -> Path | None:
         if source == "sessions" and path.startswith("sessions/"):

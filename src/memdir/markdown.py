@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 
 __all__ = [
     "Heading",
@@ -236,13 +236,50 @@ def heading_date(title: str, reference: str | None = None) -> str | None:
     return None
 
 
-def named_days(text: str) -> list[tuple[int, int, str]]:
+_WEEKDAY_NUMBER = {
+    **{w: i for i, w in enumerate(("mon", "tues", "wednes", "thurs", "fri", "satur", "sun"))},
+    **{w: i for i, w in enumerate("一二三四五六日")},
+    "天": 6,
+    **{w: i for i, w in enumerate("月火水木金土日")},
+}
+_RELATIVE_DAY = re.compile(
+    # yesterday / 昨天 …, and a weekday of the week before (last Friday, 上周五, 先週の金曜日)
+    r"(?i:\b(?P<back2>the\s+day\s+before\s+yesterday)\b|\b(?P<back1>yesterday)\b"
+    r"|\b(?P<back0>today)\b|\blast\s+(?P<en>mon|tues|wednes|thurs|fri|satur|sun)day\b)"
+    r"|(?P<zh2>前天|一昨日|おととい)|(?P<zh1>昨天|昨日|きのう|어제)|(?P<zh0>今天|今日|きょう|오늘)"
+    r"|(?:上周|上星期|上礼拜|上週)(?P<zh>[一二三四五六日天])"
+    r"|先週の?(?P<ja>[月火水木金土日])曜日?"
+)
+
+
+def _relative_day(m: re.Match[str], today: date) -> date:
+    """The day a match of :data:`_RELATIVE_DAY` names, seen from ``today``."""
+    for back in (2, 1, 0):
+        if m[f"back{back}"] or m[f"zh{back}"]:
+            return today - timedelta(days=back)
+    if m["en"]:  # last Friday: the latest Friday before today
+        ago = (today.weekday() - _WEEKDAY_NUMBER[m["en"].lower()]) % 7
+        return today - timedelta(days=ago or 7)
+    # 上周五, 先週の金曜日: that weekday of the calendar week before this one
+    monday = today - timedelta(days=today.weekday() + 7)
+    return monday + timedelta(days=_WEEKDAY_NUMBER[m["zh"] or m["ja"]])
+
+
+def named_days(text: str, today: date | None = None) -> list[tuple[int, int, str]]:
     """``(start, end, day)`` of each date ``text`` names, in any of the forms
     :func:`heading_date` reads: ``day`` is ``YYYY-MM-DD``, or ``--MM-DD`` (ISO 8601's month and
     day without a year) for ``8/3（周一）``, ``8月3日``, ``Aug 3``, ``3 August``, which name that
     day of any year. A bare ``M/D`` of one digit each needs a weekday after it, as in headings;
-    lower-case "may" after a number is no month."""
+    lower-case "may" after a number is no month. With ``today``, also the days named from it:
+    yesterday, the day before yesterday, today, last Friday (the latest Friday before today),
+    and in Chinese, Japanese and Korean 昨天, 前天, 今天, 昨日, 一昨日, 어제, 오늘, and 上周五,
+    先週の金曜日 (that weekday of the week before this one, weeks starting on Monday)."""
     found: list[tuple[int, int, str]] = [(at, at + 10, iso) for at, iso in _dates(text)]
+    if today is not None:
+        found += [
+            (m.start(), m.end(), _relative_day(m, today).isoformat())
+            for m in _RELATIVE_DAY.finditer(text)
+        ]
     for m in _WRITTEN_DATE.finditer(text):
         if any(a < m.end() and m.start() < b for a, b, _ in found):
             continue  # inside an ISO date

@@ -376,3 +376,51 @@ def test_a_day_no_note_is_dated_is_searched_as_its_words(tmp_path: Path) -> None
         assert profile is not None and profile.days == ()
         hits = mem.search("what happened on May 7, 1945 at Reims?", mode="keyword")
     assert hits[0].path == "memory/docs/a.md"
+
+
+@pytest.mark.parametrize(
+    ("question", "day"),
+    [
+        ("what was the standup about yesterday?", "2026-08-14"),
+        ("昨天的 standup 说了什么？", "2026-08-14"),
+        ("前天和谁吃的午饭？", "2026-08-13"),
+        ("what did I do last Monday?", "2026-08-10"),
+        ("上周三做了什么？", "2026-08-05"),
+    ],
+)
+def test_a_question_naming_a_day_from_today_is_answered_from_that_days_notes(
+    tmp_path: Path, question: str, day: str
+) -> None:
+    """Asked on Saturday 2026-08-15 (``today``), yesterday is the 14th."""
+    from datetime import date
+
+    from memdir.search.engine import SearchSettings, run_search
+
+    ws = _daily_logs(tmp_path / "ws")
+    with Memory(ws, overrides={"embedding.provider": "none"}) as mem:
+        mem.sync()
+        found = run_search(
+            mem.index,
+            question,
+            SearchSettings(mode="keyword"),
+            workspace=ws,
+            stopwords=STOP_WORDS,
+            today=date(2026, 8, 15),
+        )
+        assert found.results and found.results[0].date == day
+
+
+def test_memory_counts_yesterday_from_today_in_the_users_time_zone(tmp_path: Path) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    yesterday = (datetime.now(UTC) - timedelta(days=1)).date().isoformat()
+    ws = write_notes(
+        tmp_path / "ws",
+        {
+            f"memory/{yesterday}.md": f"# {yesterday}\n\n- shipped the quokka exporter\n",
+            "memory/2020-01-01.md": "# 2020-01-01\n\n- planned the narwhal exporter\n",
+        },
+    )
+    with Memory(ws, overrides={"embedding.provider": "none", "timezone": "UTC"}) as mem:
+        hits = mem.search("what did I do yesterday?", mode="keyword")
+    assert [h.path for h in hits] == [f"memory/{yesterday}.md"]

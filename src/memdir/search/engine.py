@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -506,8 +507,12 @@ def run_search(
     sources: Sequence[str] | None = None,
     path_filter: Callable[[str, str], bool] | None = None,
     now: float | None = None,
+    today: date | None = None,
 ) -> SearchResponse:
     """Search ``index``; never raises for a failing embedder (it degrades to keyword, with a warning).
+
+    ``today`` (in the user's time zone) is the day "yesterday", "昨天" and "last Friday" are
+    counted from; without it, a question's days are only those it names by date.
 
     A query longer than :data:`MAX_QUERY_CHARS` is cut to that length, with a warning.
     """
@@ -544,7 +549,7 @@ def run_search(
         # With bridges, the words of the other language are embedded too, as in hybrid search.
         with index.snapshot():
             words_profile = query_profile(
-                index, text, stopwords=stopwords, bridges=settings.bridges
+                index, text, stopwords=stopwords, bridges=settings.bridges, today=today
             )
         vector_text = vector_query(text, words_profile)
         try:
@@ -561,7 +566,7 @@ def run_search(
         # The query's terms against the index: keyword scoring, the words the vector half
         # adds and the hybrid absent-term penalty all read it, so it is worked out once.
         profile = (
-            query_profile(index, text, stopwords=stopwords, bridges=settings.bridges)
+            query_profile(index, text, stopwords=stopwords, bridges=settings.bridges, today=today)
             if mode != "vector"
             else None
         )

@@ -6,6 +6,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from datetime import date
 
 from memdir.chunking import embed_input
 from memdir.index import ChunkRow, KeywordRow
@@ -216,8 +217,12 @@ def query_profile(
     *,
     stopwords: frozenset[str] = frozenset(),
     bridges: bool = True,
+    today: date | None = None,
 ) -> QueryProfile | None:
     """The terms of ``query`` weighed against the index; ``None`` when it has no term.
+
+    The days it names in words (:attr:`QueryProfile.days`) are counted from ``today`` too when
+    it is given (yesterday, 昨天, last Friday: :func:`memdir.markdown.named_days`).
 
     A CJK bigram that memory never holds while it holds both its characters is left out of
     the masses: in a question it is mostly two words' edges (上聊 in 1:1 上聊了什么), not a
@@ -233,7 +238,7 @@ def query_profile(
     """
     held_days: dict[str, int] = {}  # the chunks dated each day named in words
     days = []
-    for a, b, d in named_days(query):
+    for a, b, d in named_days(query, today):
         if _ISO_DAY.fullmatch(query[a:b]):
             continue
         if d.startswith("--"):  # Aug 3: the newest Aug 3 memory has a note of
