@@ -16,23 +16,20 @@ Writes ``bench/results/agentmem[-designer]-codes.json``.
 
 from __future__ import annotations
 
-import argparse
 import re
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from check import MEMORIES, add_memory_option, results_name  # noqa: E402
+from check import results_name  # noqa: E402
+from probes import chunk_bodies, indexed_copy, probe_arguments, write_probe  # noqa: E402
 
-from common import RESULTS_DIR, Store, environment, print_table, write_results  # noqa: E402
-from memdir.chunking import embed_input  # noqa: E402
+from common import RESULTS_DIR, print_table  # noqa: E402
 from memdir.search.keyword import is_code, is_identifier_term  # noqa: E402
-from memdir.text import fts_query_terms, match_text, term_matcher  # noqa: E402
+from memdir.text import fts_query_terms, term_matcher  # noqa: E402
 
 FRAMES = (
     "{code}",
@@ -59,43 +56,27 @@ def codes_in(root: Path) -> list[str]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    add_memory_option(parser)
-    parser.add_argument("--modes", default="keyword,vector,hybrid")
-    parser.add_argument("--provider", default="local")
-    parser.add_argument("--out", type=Path, default=None)
-    args = parser.parse_args()
-    modes = [m for m in args.modes.split(",") if m]
-    workspace, _ = MEMORIES[args.memory]
+    args = probe_arguments(__doc__)
+    modes = args.modes
     asked = 0
     missed: dict[str, dict[str, list[str]]] = {mode: {} for mode in modes}
-    with tempfile.TemporaryDirectory(prefix="memdir-codes-") as tmp:
-        root = Path(tmp) / "workspace"
-        shutil.copytree(workspace, root)
+    with indexed_copy(args.memory, args.provider, "memdir-codes-") as (root, mem):
         codes = codes_in(root)
-        with Store(root, {"embedding.provider": args.provider}, "hybrid", refresh=False) as store:
-            store.sync()
-            mem = store._mem
-            chunks = [
-                ((path, start), match_text(embed_input(context, text)))
-                for path, start, text, context in mem.index.read(
-                    "SELECT path, start_line, text, context FROM chunks", []
-                )
-            ]
-            for code in codes:
-                tests = [term_matcher(t) for t in fts_query_terms(code) if is_identifier_term(t)]
-                naming = {key for key, body in chunks if all(t(body) for t in tests)}
-                if not naming:
-                    continue
-                for frame in FRAMES:
-                    question = frame.format(code=code)
-                    asked += 1
-                    for mode in modes:
-                        hits = mem.search(
-                            question, max_results=TOP, min_score=0.0, mode=mode, refresh=False
-                        ).results
-                        if not {(h.path, h.start_line) for h in hits} & naming:
-                            missed[mode].setdefault(frame, []).append(code)
+        chunks = chunk_bodies(mem)
+        for code in codes:
+            tests = [term_matcher(t) for t in fts_query_terms(code) if is_identifier_term(t)]
+            naming = {key for key, body in chunks if all(t(body) for t in tests)}
+            if not naming:
+                continue
+            for frame in FRAMES:
+                question = frame.format(code=code)
+                asked += 1
+                for mode in modes:
+                    hits = mem.search(
+                        question, max_results=TOP, min_score=0.0, mode=mode, refresh=False
+                    ).results
+                    if not {(h.path, h.start_line) for h in hits} & naming:
+                        missed[mode].setdefault(frame, []).append(code)
     print(f"{len(codes)} codes, {asked} questions ({len(FRAMES)} frames)")
     rows = [
         [mode, asked, sum(len(v) for v in missed[mode].values())]
@@ -104,18 +85,17 @@ def main() -> int:
     ]
     print_table(["mode", "questions", f"none in top {TOP}", *FRAMES], rows)
     out = args.out or RESULTS_DIR / f"{results_name(args.memory, 'codes')}.json"
-    write_results(
+    write_probe(
         out,
+        "agentmem-codes",
+        args.memory,
+        args.provider,
         {
-            "benchmark": "agentmem-codes",
-            "memory": args.memory,
             "codes": len(codes),
             "questions": asked,
             "frames": list(FRAMES),
             "top": TOP,
             "missed": missed,
-            "settings": {"provider": args.provider},
-            "environment": environment(),
         },
     )
     return 0

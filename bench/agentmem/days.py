@@ -13,10 +13,7 @@ word), and "yesterday" asked the day after (``Memory.search(today=…)``). It us
 
 from __future__ import annotations
 
-import argparse
-import shutil
 import sys
-import tempfile
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -24,9 +21,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from check import MEMORIES, add_memory_option, results_name  # noqa: E402
+from check import results_name  # noqa: E402
+from probes import indexed_copy, probe_arguments, write_probe  # noqa: E402
 
-from common import RESULTS_DIR, Store, environment, print_table, write_results  # noqa: E402
+from common import RESULTS_DIR, print_table  # noqa: E402
 
 FRAMES = (
     ("what happened on {iso}?", ""),
@@ -44,44 +42,33 @@ TOP = 3
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    add_memory_option(parser)
-    parser.add_argument("--modes", default="keyword,vector,hybrid")
-    parser.add_argument("--provider", default="local")
-    parser.add_argument("--out", type=Path, default=None)
-    args = parser.parse_args()
-    modes = [m for m in args.modes.split(",") if m]
-    workspace, _ = MEMORIES[args.memory]
+    args = probe_arguments(__doc__)
+    modes = args.modes
     asked = dict.fromkeys((frame for frame, _ in FRAMES), 0)
     missed: dict[str, dict[str, list[str]]] = {mode: {} for mode in modes}
-    with tempfile.TemporaryDirectory(prefix="memdir-days-") as tmp:
-        root = Path(tmp) / "workspace"
-        shutil.copytree(workspace, root)
+    with indexed_copy(args.memory, args.provider, "memdir-days-") as (root, mem):
         logs = sorted(root.glob("memory/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9].md"))
-        with Store(root, {"embedding.provider": args.provider}, "hybrid", refresh=False) as store:
-            store.sync()
-            mem = store._mem
-            for log in logs:
-                day = date.fromisoformat(log.stem)
-                text = log.read_text(encoding="utf-8")
-                for frame, topic in FRAMES:
-                    if topic and topic not in text:
-                        continue
-                    question = frame.format(
-                        iso=day.isoformat(), mon=day.strftime("%b"), month=day.month, day=day.day
-                    )
-                    asked[frame] += 1
-                    for mode in modes:
-                        hits = mem.search(
-                            question,
-                            max_results=TOP,
-                            min_score=0.0,
-                            mode=mode,
-                            refresh=False,
-                            today=day + timedelta(days=1) if frame in RELATIVE else None,
-                        ).results
-                        if not any(h.path == f"memory/{log.name}" for h in hits):
-                            missed[mode].setdefault(frame, []).append(log.stem)
+        for log in logs:
+            day = date.fromisoformat(log.stem)
+            text = log.read_text(encoding="utf-8")
+            for frame, topic in FRAMES:
+                if topic and topic not in text:
+                    continue
+                question = frame.format(
+                    iso=day.isoformat(), mon=day.strftime("%b"), month=day.month, day=day.day
+                )
+                asked[frame] += 1
+                for mode in modes:
+                    hits = mem.search(
+                        question,
+                        max_results=TOP,
+                        min_score=0.0,
+                        mode=mode,
+                        refresh=False,
+                        today=day + timedelta(days=1) if frame in RELATIVE else None,
+                    ).results
+                    if not any(h.path == f"memory/{log.name}" for h in hits):
+                        missed[mode].setdefault(frame, []).append(log.stem)
     total = sum(asked.values())
     print(f"{len(logs)} daily logs, {total} questions ({len(FRAMES)} frames)")
     rows = [
@@ -91,18 +78,12 @@ def main() -> int:
     ]
     print_table(["mode", "questions", f"none in top {TOP}", *(f for f, _ in FRAMES)], rows)
     out = args.out or RESULTS_DIR / f"{results_name(args.memory, 'days')}.json"
-    write_results(
+    write_probe(
         out,
-        {
-            "benchmark": "agentmem-days",
-            "memory": args.memory,
-            "logs": len(logs),
-            "questions": asked,
-            "top": TOP,
-            "missed": missed,
-            "settings": {"provider": args.provider},
-            "environment": environment(),
-        },
+        "agentmem-days",
+        args.memory,
+        args.provider,
+        {"logs": len(logs), "questions": asked, "top": TOP, "missed": missed},
     )
     return 0
 

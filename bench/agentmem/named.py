@@ -20,15 +20,13 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-import shutil  # noqa: E402
-import tempfile  # noqa: E402
 
 from check import MEMORIES, add_memory_option, load, results_name  # noqa: E402
+from probes import chunk_bodies, indexed_copy, write_probe  # noqa: E402
 
-from common import RESULTS_DIR, Store, environment, print_table, write_results  # noqa: E402
-from memdir.chunking import embed_input  # noqa: E402
+from common import RESULTS_DIR, print_table  # noqa: E402
 from memdir.search.keyword import is_identifier_term  # noqa: E402
-from memdir.text import fts_query_terms, match_text, term_matcher  # noqa: E402
+from memdir.text import fts_query_terms, term_matcher  # noqa: E402
 
 MODES = ("keyword", "vector", "hybrid")
 TOP = 3
@@ -41,53 +39,37 @@ def main() -> int:
     parser.add_argument("--provider", default="local")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
-    workspace, questions_file = MEMORIES[args.memory]
+    _, questions_file = MEMORIES[args.memory]
     questions = [q for q in load(questions_file) if args.split == "all" or q["split"] == args.split]
     checked = 0
     missed: dict[str, list[str]] = {mode: [] for mode in MODES}
-    with tempfile.TemporaryDirectory(prefix="memdir-named-") as tmp:
-        root = Path(tmp) / "workspace"
-        shutil.copytree(workspace, root)
-        with Store(root, {"embedding.provider": args.provider}, "hybrid", refresh=False) as store:
-            store.sync()
-            mem = store._mem
-            chunks = [
-                ((path, start), match_text(embed_input(context, text)))
-                for path, start, text, context in mem.index.read(
-                    "SELECT path, start_line, text, context FROM chunks", []
-                )
-            ]
-            for q in questions:
-                names = [t for t in fts_query_terms(q["question"]) if is_identifier_term(t)]
-                tests = [term_matcher(t) for t in names]
-                naming = {key for key, body in chunks if tests and all(t(body) for t in tests)}
-                if not naming:
-                    continue
-                checked += 1
-                for mode in MODES:
-                    hits = mem.search(
-                        q["question"], max_results=TOP, min_score=0.0, mode=mode, refresh=False
-                    ).results
-                    if not {(h.path, h.start_line) for h in hits} & naming:
-                        missed[mode].append(q["id"])
+    with indexed_copy(args.memory, args.provider, "memdir-named-") as (_, mem):
+        chunks = chunk_bodies(mem)
+        for q in questions:
+            names = [t for t in fts_query_terms(q["question"]) if is_identifier_term(t)]
+            tests = [term_matcher(t) for t in names]
+            naming = {key for key, body in chunks if tests and all(t(body) for t in tests)}
+            if not naming:
+                continue
+            checked += 1
+            for mode in MODES:
+                hits = mem.search(
+                    q["question"], max_results=TOP, min_score=0.0, mode=mode, refresh=False
+                ).results
+                if not {(h.path, h.start_line) for h in hits} & naming:
+                    missed[mode].append(q["id"])
     rows = [[mode, checked, len(missed[mode]), ", ".join(missed[mode])] for mode in MODES]
     print(
         f"{checked} questions of {len(questions)} ({args.split}) have a chunk naming every identifier"
     )
     print_table(["mode", "questions", f"none in top {TOP}", "ids"], rows)
     out = args.out or RESULTS_DIR / f"{results_name(args.memory, 'named')}-{args.split}.json"
-    write_results(
+    write_probe(
         out,
-        {
-            "benchmark": "agentmem-named",
-            "memory": args.memory,
-            "split": args.split,
-            "questions": checked,
-            "top": TOP,
-            "missed": missed,
-            "settings": {"provider": args.provider},
-            "environment": environment(),
-        },
+        "agentmem-named",
+        args.memory,
+        args.provider,
+        {"split": args.split, "questions": checked, "top": TOP, "missed": missed},
     )
     return 0
 

@@ -1,0 +1,70 @@
+"""What the bench's probes (``named.py``, ``codes.py``, ``days.py``) share: an indexed copy of a
+memory, the text each chunk's terms are matched in, and how their results are written."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from check import MEMORIES, add_memory_option
+
+from common import Store, environment, write_results
+from memdir.chunking import embed_input
+from memdir.text import match_text
+
+
+def probe_arguments(doc: str) -> argparse.Namespace:
+    """The command line of a probe asking every mode: ``--memory``, ``--modes`` (a list once
+    parsed), ``--provider`` and ``--out``."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    add_memory_option(parser)
+    parser.add_argument("--modes", default="keyword,vector,hybrid")
+    parser.add_argument("--provider", default="local")
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+    args.modes = [m for m in args.modes.split(",") if m]
+    return args
+
+
+@contextmanager
+def indexed_copy(memory: str, provider: str, prefix: str) -> Iterator[tuple[Path, Any]]:
+    """``(root, Memory)`` of a temporary copy of ``memory``'s workspace, indexed with the
+    embedder ``provider``; searches are left to refresh nothing."""
+    workspace, _ = MEMORIES[memory]
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        root = Path(tmp) / "workspace"
+        shutil.copytree(workspace, root)
+        with Store(root, {"embedding.provider": provider}, "hybrid", refresh=False) as store:
+            store.sync()
+            yield root, store._mem
+
+
+def chunk_bodies(mem: Any) -> list[tuple[tuple[str, int], str]]:
+    """``((path, start line), text)`` of every chunk, as a query term is matched in it."""
+    return [
+        ((path, start), match_text(embed_input(context, text)))
+        for path, start, text, context in mem.index.read(
+            "SELECT path, start_line, text, context FROM chunks", []
+        )
+    ]
+
+
+def write_probe(
+    out: Path, benchmark: str, memory: str, provider: str, figures: dict[str, Any]
+) -> None:
+    """The results file of a probe: what was asked of which memory, and where it was run."""
+    write_results(
+        out,
+        {
+            "benchmark": benchmark,
+            "memory": memory,
+            **figures,
+            "settings": {"provider": provider},
+            "environment": environment(),
+        },
+    )
