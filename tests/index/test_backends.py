@@ -499,3 +499,18 @@ def test_an_unranked_keyword_read_gives_matching_chunks_up_to_the_limit(
         assert ranked and {r.chunk.id for r in unranked} == {r.chunk.id for r in ranked}
         assert len(mem.index.keyword('"deploy"', 1, ranked=False)) == 1
         assert mem.index.keyword('"xylophonexx"', 5, ranked=False) == []
+
+
+def test_the_years_a_day_without_one_is_looked_up_in_are_bounded() -> None:
+    from memdir.index.store import MAX_DATED_YEARS, dated_keys
+
+    assert dated_keys(["--01-12", "2026-03-01"], "2024-05-01", "2026-02-01") == [
+        "2024-01-12",
+        "2025-01-12",
+        "2026-01-12",
+        "2026-03-01",
+    ]
+    assert dated_keys(["--02-29"], "2023-01-01", "2025-01-01") == ["2024-02-29"]
+    assert dated_keys(["--01-12"], None, None) == []
+    keys = dated_keys(["--01-12"], "0001-01-01", "2026-01-01")
+    assert len(keys) == MAX_DATED_YEARS and keys[-1] == "2026-01-12"

@@ -72,13 +72,18 @@ class ChunkRow:
 _CHUNK_COLUMNS = "id, path, source, start_line, end_line, text, context, date"
 
 
+MAX_DATED_YEARS = 100
+"""How many years back from the newest chunk's a day named without a year is looked up in."""
+
+
 def dated_keys(days: Sequence[str], first: str | None, last: str | None) -> list[str]:
-    """The dates a chunk may be dated to be dated one of ``days``: a ``YYYY-MM-DD`` as it is,
-    a ``--MM-DD`` in each year from ``first``'s to ``last``'s (the oldest and newest chunk
-    dates; none when no chunk is dated)."""
+    """The dates that stand for ``days``: a ``YYYY-MM-DD`` as it is, a ``--MM-DD`` in each year
+    from ``first``'s to ``last``'s (the oldest and newest chunk dates; none when no chunk is
+    dated), at most :data:`MAX_DATED_YEARS` of them (a note dated 0001-01-01 asks no more)."""
     if not first or not last:
         return []
-    years = range(int(first[:4]), int(last[:4]) + 1)
+    newest = int(last[:4])
+    years = range(max(int(first[:4]), newest - MAX_DATED_YEARS + 1), newest + 1)
     wanted: list[str] = []
     for day in days:
         if not day.startswith("--"):

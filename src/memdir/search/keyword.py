@@ -122,7 +122,7 @@ def keyword_search(
         return []
     terms, weight, mass, bm25_mass = profile.terms, profile.weights, profile.mass, profile.bm25_mass
     rows = index.keyword(profile.match, limit, sources=sources) if profile.match else []
-    if profile.day_weight and profile.days_held:
+    if profile.days:
         # the chunks of the day the question names, newest first: the daily log of Aug 3
         # holds no word of "what did I do on Aug 3?"
         seen = {row.chunk.id for row in rows}
@@ -142,7 +142,7 @@ def keyword_search(
         else:
             body = match_body(row.chunk) if terms else ""
             share = sum(weight[t] for t, h in zip(terms, holds, strict=True) if h(body))
-            if profile.days and on_a_day(row.chunk.date, profile.days):
+            if row.chunk.date in profile.days:
                 share += profile.day_weight
                 rank -= profile.day_bm25  # as a term held once in a chunk of average length
             share = share / mass if mass else 0.0
@@ -195,17 +195,16 @@ class QueryProfile:
     words a search can tell the asker no note uses (a CJK bigram that is an edge between two
     words is no term)."""
     days: tuple[str, ...] = ()
-    """The days the query names in words (``Aug 3``, ``8月3日``, ``9/8（火）``; not ISO dates,
-    which notes write as the query does and FTS5 matches), of which memory holds a dated
-    chunk (:func:`memdir.markdown.named_days`); a day named without a year is the newest such
-    day memory has a note of. Their words are no terms; a day no chunk is dated is searched as its words (a store
-    of undated paragraphs writes "May 7, 1945" in its text)."""
+    """The days (``YYYY-MM-DD``) the query names in words (``Aug 3``, ``8月3日``, ``9/8（火）``,
+    yesterday; not ISO dates, which notes write as the query does and FTS5 matches) that some
+    chunk is dated (:func:`memdir.markdown.named_days`); a day named without a year is the
+    newest such day memory has a note of. Their words are no terms; a day no chunk is dated
+    is searched as its words (a store of undated paragraphs writes "May 7, 1945" in its
+    text)."""
     day_weight: float = 0.0
     """What a chunk dated one of :attr:`days` holds of the query, as a term's weight: the
     IDF of the chunks so dated, times :data:`IDENTIFIER_WEIGHT` (a day names one thing
     exactly, as an identifier does)."""
-    days_held: bool = False
-    """Whether some chunk is dated one of :attr:`days` (always, when there are days)."""
     day_bm25: float = 0.0
     """BM25's share of :attr:`day_weight`: what a term held once by a chunk of average length
     adds to its BM25, FTS5's IDF of the chunks so dated (as :attr:`bm25_mass` counts it)."""
@@ -322,19 +321,11 @@ def query_profile(
         absent=tuple(t for t in kept if not held_by[t]),
         days=day_keys,
         day_weight=day_weight,
-        days_held=day_df > 0,
         day_bm25=day_bm25,
     )
 
 
 _ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
-
-
-def on_a_day(dated: str | None, days: Sequence[str]) -> bool:
-    """Whether a chunk dated ``dated`` is dated one of ``days`` (``--MM-DD``: of any year)."""
-    if not dated:
-        return False
-    return any(dated == d or (d.startswith("--") and dated[4:] == d[1:]) for d in days)
 
 
 def _lacks_a_name(
