@@ -79,11 +79,18 @@ def _spawn(ws: Path, mode: str) -> subprocess.Popen[str]:
 
 
 def _timed_sync(ws: Path, *, force: bool) -> float:
-    """Seconds one sync takes: the same work the child does after printing 'ready'."""
-    with Memory(ws) as mem:
-        started = time.perf_counter()
-        mem.sync(force=force)
-        return time.perf_counter() - started
+    """Seconds one sync takes in a child, from its 'ready' to its 'done': the span the kills
+    are spread over. Timed in the test's own process instead, late in a full run (a large
+    heap, many threads), it took longer than the children, and kills meant to land mid-way
+    landed after the child was done."""
+    proc = _spawn(ws, "force" if force else "incremental")
+    started = time.perf_counter()
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    elapsed = time.perf_counter() - started
+    proc.communicate(timeout=60)
+    assert line.strip() == "done" and proc.returncode == 0, (line, proc.returncode)
+    return elapsed
 
 
 def _kill_after(ws: Path, mode: str, delay: float) -> bool:
