@@ -126,11 +126,12 @@ def marker_date(text: str, reference: str | None = None) -> str | None:
                 continue  # 11 /05 is no date
             if not _YEARLESS_LEAD.search(line[: len(line) - len(month.group())]):
                 continue
-            found = (
-                _month_day(month.group(1), slash_day, weekday, ref)
+            day = (
+                _slash_day(month.group(1), slash_day, weekday)
                 if slash_day
-                else _nearest_year(int(month.group(1)), int(cjk_day), ref)
+                else _month_and_day(month.group(1), cjk_day)
             )
+            found = day and _in_nearest_year(day, ref)
             if found and (newest is None or found > newest):
                 newest = found
     return newest
@@ -188,12 +189,40 @@ def _nearest_year(month: int, day: int, reference: date) -> str | None:
     return best.isoformat() if best else None
 
 
-def _month_day(month: str, day: str, weekday: str | None, reference: date) -> str | None:
-    """A bare ``M/D`` in the year nearest ``reference``; of one digit each it needs a weekday
-    after it to be a date (``9/8（火）``, not ``Phase 1/2`` or ``- 3/4 done``)."""
+def _in_nearest_year(day: str, reference: date) -> str | None:
+    """A ``--MM-DD`` day in the year that puts it nearest ``reference`` (:func:`_nearest_year`)."""
+    return _nearest_year(int(day[2:4]), int(day[5:7]), reference)
+
+
+def _month_and_day(month: str, day: str) -> str | None:
+    """``--MM-DD`` when ``month`` and ``day`` make a day of some year (2000 has a 29 February)."""
+    iso = _iso("2000", month, day)
+    return f"--{iso[5:]}" if iso else None
+
+
+def _slash_day(month: str, day: str, weekday: str | None) -> str | None:
+    """A bare ``M/D`` as ``--MM-DD``; of one digit each it needs a weekday after it to be a
+    date (``9/8（火）``, not ``Phase 1/2`` or ``- 3/4 done``)."""
     if len(month) == len(day) == 1 and not weekday:
         return None
-    return _nearest_year(int(month), int(day), reference)
+    return _month_and_day(month, day)
+
+
+def _written_day(m: re.Match[str]) -> str | None:
+    """The day a match of :data:`_WRITTEN_DATE` names: ``YYYY-MM-DD`` when it has a year,
+    ``--MM-DD`` when not; ``None`` when it names no day (``Phase 1/2``, ``Sprint 3 may
+    slip``: a verb, not a month; 2月30日)."""
+    if m["y1"]:
+        return _iso(m["y1"], m["m1"], m["d1"])
+    if m["m2"]:
+        return _iso(m["y2"], m["m2"], m["d2"]) if m["y2"] else _month_and_day(m["m2"], m["d2"])
+    if m["m3"]:
+        return _slash_day(m["m3"], m["d3"], m["wd"])
+    if m["mn"] is None and not m["mn5"][0].isupper():
+        return None
+    name, day, year = (m["mn"], m["d4"], m["y4"]) if m["mn"] else (m["mn5"], m["d5"], m["y5"])
+    month = str(_MONTHS[name.lower()])
+    return _iso(year, month, day) if year else _month_and_day(month, day)
 
 
 def heading_date(title: str, reference: str | None = None) -> str | None:
@@ -211,26 +240,9 @@ def heading_date(title: str, reference: str | None = None) -> str | None:
         return iso
     ref = date.fromisoformat(reference) if reference else None
     for m in _WRITTEN_DATE.finditer(title):
-        if m["y1"]:
-            found = _iso(m["y1"], m["m1"], m["d1"])
-        elif m["m2"]:
-            found = (
-                _iso(m["y2"], m["m2"], m["d2"])
-                if m["y2"]
-                else ref and _nearest_year(int(m["m2"]), int(m["d2"]), ref)
-            )
-        elif m["m3"]:
-            found = ref and _month_day(m["m3"], m["d3"], m["wd"], ref)
-        elif m["mn"] is None and not m["mn5"][0].isupper():
-            continue  # "Sprint 3 may slip": a verb, not a month
-        else:
-            name, day, year = (
-                (m["mn"], m["d4"], m["y4"]) if m["mn"] else (m["mn5"], m["d5"], m["y5"])
-            )
-            month = _MONTHS[name.lower()]
-            found = (
-                _iso(year, str(month), day) if year else ref and _nearest_year(month, int(day), ref)
-            )
+        found = _written_day(m)
+        if found and found.startswith("--"):
+            found = ref and _in_nearest_year(found, ref)
         if found:
             return found
     return None
@@ -283,28 +295,9 @@ def named_days(text: str, today: date | None = None) -> list[tuple[int, int, str
     for m in _WRITTEN_DATE.finditer(text):
         if any(a < m.end() and m.start() < b for a, b, _ in found):
             continue  # inside an ISO date
-        if m["y1"]:
-            day = _iso(m["y1"], m["m1"], m["d1"])
-        elif m["m2"]:
-            day = _iso(m["y2"], m["m2"], m["d2"]) if m["y2"] else _month_and_day(m["m2"], m["d2"])
-        elif m["m3"]:
-            one_digit = len(m["m3"]) == len(m["d3"]) == 1
-            day = None if one_digit and not m["wd"] else _month_and_day(m["m3"], m["d3"])
-        elif m["mn"] is None and not m["mn5"][0].isupper():
-            continue  # "Sprint 3 may slip": a verb, not a month
-        else:
-            name, d, year = (m["mn"], m["d4"], m["y4"]) if m["mn"] else (m["mn5"], m["d5"], m["y5"])
-            month = str(_MONTHS[name.lower()])
-            day = _iso(year, month, d) if year else _month_and_day(month, d)
-        if day:
+        if day := _written_day(m):
             found.append((m.start(), m.end(), day))
     return sorted(found)
-
-
-def _month_and_day(month: str, day: str) -> str | None:
-    """``--MM-DD`` when ``month`` and ``day`` make a day of some year (2000 has a 29 February)."""
-    iso = _iso("2000", month, day)
-    return f"--{iso[5:]}" if iso else None
 
 
 def is_list_item(line: str) -> bool:
