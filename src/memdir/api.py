@@ -25,10 +25,10 @@ from functools import cached_property, wraps
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
-from zoneinfo import ZoneInfo
 
 from memdir.chunking import flatten_session
 from memdir.config import MAX_RESULTS, Config, load_config, mapping_setting
+from memdir.config import today as config_today
 from memdir.errors import (
     EmbeddingError,
     IndexBusyError,
@@ -623,17 +623,11 @@ class Memory:
             stopwords=STOP_WORDS,
             sources=sources,
             path_filter=path_filter,
-            today=today or self._today(),
+            today=today or config_today(self.config),
         )
         if warnings:
             response = replace(response, warnings=(*warnings, *response.warnings))
         return response
-
-    def _today(self) -> date:
-        """Today in the user's time zone (``timezone``, else the system's): what "yesterday"
-        and "昨天" in a question count from, as daily notes are named by it."""
-        name = self.config["timezone"]
-        return datetime.now(ZoneInfo(name) if name else None).date()
 
     def _abs_path_for(self, path: str, source: str) -> Path | None:
         if source == "sessions" and path.startswith("sessions/"):

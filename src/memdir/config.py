@@ -21,6 +21,7 @@ import re
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -38,6 +39,7 @@ __all__ = [
     "env_var_for",
     "load_config",
     "parse_byte_size",
+    "today",
 ]
 
 STATE_DIRNAME = ".memdir"
@@ -1074,6 +1076,14 @@ def _index_path_problem(raw: str, path: Path, workspace: Path) -> str | None:
     except OSError:
         return None  # unreadable ancestors: opening the index reports the real error
     return None
+
+
+def today(config: Config, *, now: datetime | None = None) -> date:
+    """Today's date in the configured time zone (``timezone``; the system's when empty): the
+    day a daily note is named by, and what "yesterday" in a search counts from."""
+    zone = config["timezone"]
+    moment = now or datetime.now().astimezone()
+    return moment.astimezone(ZoneInfo(zone)).date() if zone else moment.astimezone().date()
 
 
 def load_config(

@@ -14,11 +14,9 @@ file is then re-indexed so the note is searchable at once.
 from __future__ import annotations
 
 import os
-from datetime import date, datetime
 from typing import Any
-from zoneinfo import ZoneInfo
 
-from memdir.config import Config
+from memdir.config import today
 from memdir.errors import PathError, StorageError, UsageError
 from memdir.search.results import citation_for
 from memdir.tools.args import Arguments, ToolError, invalid
@@ -72,13 +70,6 @@ OUTPUT_SCHEMA: dict[str, Any] = {
     },
     "required": ["path", "target", "start_line", "end_line", "citation", "warnings"],
 }
-
-
-def today(config: Config, *, now: datetime | None = None) -> date:
-    """Today's date in the configured time zone (``timezone``; the system's when empty)."""
-    zone = config["timezone"]
-    moment = now or datetime.now().astimezone()
-    return moment.astimezone(ZoneInfo(zone)).date() if zone else moment.astimezone().date()
 
 
 def write_memory(ctx: ToolContext, args: Arguments) -> dict[str, Any]:
