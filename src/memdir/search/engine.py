@@ -355,11 +355,11 @@ def _demote_other_days(
             c.score *= OTHER_DAY_FACTOR
 
 
-def _body_reader(rows: dict[int, ChunkRow]) -> Callable[[int], str]:
+def _body_reader(rows: dict[int, ChunkRow], bodies: dict[int, str]) -> Callable[[int], str]:
     """The text a chunk's terms are matched in (:func:`match_body`), read once per search
-    however many rules ask: folding a chunk of Chinese costs about 0.3 ms, and the unnamed-code
-    factor, the rivals' tests and ``not_in_memory`` each read the same candidates."""
-    bodies: dict[int, str] = {}
+    however many rules ask: folding a chunk of Chinese costs about 0.3 ms, and keyword search,
+    the unnamed-code factor, the rivals' tests and ``not_in_memory`` each read the same
+    candidates. ``bodies`` holds those keyword search has read already."""
 
     def body(chunk_id: int) -> str:
         if chunk_id not in bodies:
@@ -563,6 +563,7 @@ def run_search(
     # matrix that no longer exist in the snapshot simply find no row and are dropped.
     with index.snapshot():
         keyword_hits: list[tuple[int, float]] = []
+        bodies: dict[int, str] = {}  # the candidates' match bodies, read once (_body_reader)
         rows: dict[int, ChunkRow] = {}
         # The query's terms against the index: keyword scoring, the words the vector half
         # adds and the hybrid absent-term penalty all read it, so it is worked out once.
@@ -583,6 +584,7 @@ def run_search(
                 sources=list(sources) if sources else None,
                 stopwords=stopwords,
                 profile=profile,
+                bodies=bodies,
             ):
                 keyword_hits.append((row.chunk.id, score))
                 rows[row.chunk.id] = row.chunk
@@ -638,7 +640,7 @@ def run_search(
             abs_path_for,
             now if now is not None else time.time(),
         )
-    body = _body_reader(rows)
+    body = _body_reader(rows, bodies)
     if mode == "vector":
         _demote_other_days(candidates, rows, words_profile)
     _demote_the_unnamed(candidates, rows, body, profile or words_profile, text)

@@ -107,6 +107,7 @@ def keyword_search(
     stopwords: frozenset[str] = frozenset(),
     profile: QueryProfile | None = None,
     bridges: bool = True,
+    bodies: dict[int, str] | None = None,
 ) -> list[tuple[KeywordRow, float]]:
     """Up to ``limit`` chunks matching any query term, best first, with their 0–1 scores.
 
@@ -115,6 +116,8 @@ def keyword_search(
     word, an identifier's words in order) blended with
     its BM25 share, moved up when its heading names them, and the list is ordered by score.
     ``profile`` is :func:`query_profile` of the query, when the caller already has it.
+    ``bodies`` (chunk id → :func:`match_body`) receives the text each candidate was matched
+    in, for the caller's own rules to read instead of folding it again.
     """
     if profile is None:
         profile = query_profile(index, query, stopwords=stopwords, bridges=bridges)
@@ -141,6 +144,8 @@ def keyword_search(
             share = 1.0 if mass else 0.0  # FTS5 matched the one term: nothing to test
         else:
             body = match_body(row.chunk) if terms else ""
+            if bodies is not None and terms:
+                bodies[row.chunk.id] = body
             share = sum(weight[t] for t, h in zip(terms, holds, strict=True) if h(body))
             if row.chunk.date in profile.days:
                 share += profile.day_weight
