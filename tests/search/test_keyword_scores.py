@@ -256,14 +256,12 @@ def test_an_identifier_weighs_twice_in_bm25_as_in_the_presence_share(tmp_path: P
     each hold the common word again) on BM25's half of the keyword score."""
     import dataclasses
 
-    from memdir.index import Index
     from memdir.search.keyword import IDENTIFIER_WEIGHT, keyword_search
 
     ws = _x509_workspace(tmp_path / "ws")
     with Memory(ws, overrides={"embedding.provider": "none"}) as mem:
         mem.sync()
-    index = Index.open(ws / ".memdir" / "index.sqlite")
-    try:
+        index = mem.index
         query = "x509 的负责人是谁"
         profile = query_profile(index, query, stopwords=STOP_WORDS)
         assert profile is not None
@@ -283,10 +281,8 @@ def test_an_identifier_weighs_twice_in_bm25_as_in_the_presence_share(tmp_path: P
             return {row.chunk.path: score for row, score in rows}
 
         twice, single = scores(profile), scores(once)
-        assert twice["memory/2026-10-03.md"] > single["memory/2026-10-03.md"] + 0.05
-        assert twice["memory/topics/t0.md"] < single["memory/topics/t0.md"]
-    finally:
-        index.close()
+    assert twice["memory/2026-10-03.md"] > single["memory/2026-10-03.md"] + 0.05
+    assert twice["memory/topics/t0.md"] < single["memory/topics/t0.md"]
 
 
 def test_keyword_search_answers_a_question_about_a_code_from_the_note_naming_it(
