@@ -514,3 +514,27 @@ def test_the_years_a_day_without_one_is_looked_up_in_are_bounded() -> None:
     assert dated_keys(["--01-12"], None, None) == []
     keys = dated_keys(["--01-12"], "0001-01-01", "2026-01-01")
     assert len(keys) == MAX_DATED_YEARS and keys[-1] == "2026-01-12"
+
+
+def test_lines_are_counted_per_writing_in_a_sample_of_chunks(
+    tmp_path: Path, backend: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import memdir.index.postgres
+    import memdir.index.store
+
+    files = {f"memory/en{i:02d}.md": f"tea number {i}\n\nand one more line\n" for i in range(30)}
+    files |= {f"memory/zh{i:02d}.md": f"第{i}次开会\n" for i in range(10)}
+    ws = _workspace(tmp_path / "ws", files)
+    with Memory(ws, overrides={**KEYWORD_ONLY, **backend}) as mem:
+        mem.sync()
+        assert mem.index.script_lines() == {"latin": 60, "zh": 10}  # every chunk, when few
+        # past SCRIPT_SAMPLE chunks, that many spread evenly over the ids
+        for module in (memdir.index.store, memdir.index.postgres):
+            monkeypatch.setattr(module, "SCRIPT_SAMPLE", 8)
+        assert mem.index.script_lines() == {"latin": 60, "zh": 10}  # cached until a change
+        (ws / "memory" / "ja.md").write_text("会議は十時から\n", encoding="utf-8")
+        mem.sync()
+        sample = mem.index.script_lines()
+        assert sum(sample.values()) <= 2 * 8
+        # spread, not the first eight chunks (all English): the Chinese ones are read too
+        assert set(sample) <= {"latin", "zh", "ja"} and sample["latin"] > sample["zh"] >= 1

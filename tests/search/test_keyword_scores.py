@@ -9,6 +9,7 @@ import pytest
 
 from memdir import Memory
 from memdir.search.keyword import (
+    QueryProfile,
     code_terms,
     coverage_score,
     fts5_idf,
@@ -109,9 +110,49 @@ def test_a_missing_cjk_word_counts_once(two_notes: Path) -> None:
         assert profile is not None
         # 进 and 展 are nowhere either: the missing word is its bigram, not three terms
         assert set(profile.weights) == {"ops 4411", "进展"}
-        assert profile.absent_share == pytest.approx(
-            profile.weights["进展"] / (profile.weights["进展"] + profile.weights["ops 4411"])
-        )
+        assert profile.absent == ("进展",)
+        # ... and tells nothing: no note is written in Chinese, where 进展 would be
+        assert profile.absent_share == 0.0
+
+
+def _profile_of(root: Path, files: dict[str, str], query: str) -> QueryProfile:
+    with Memory(write_notes(root, files), overrides={"embedding.provider": "none"}) as mem:
+        mem.sync()
+        profile = query_profile(mem.index, query, stopwords=STOP_WORDS)
+        assert profile is not None
+        return profile
+
+
+def test_a_word_memory_lacks_tells_as_much_as_memory_writes_its_language(tmp_path: Path) -> None:
+    # The same fact in a memory written mostly in English and in one written mostly in
+    # Japanese. "expire" is in neither: where notes are in English that says the fact is
+    # missing, where they are in Japanese it would be written 期限 and says next to nothing.
+    query = "When does my residence permit expire?"
+    english = "\n".join(f"- note {i}: lunch with the team, then a review." for i in range(8))
+    japanese = "\n".join(f"- メモ{i}：チームでランチ、そのあとレビュー。" for i in range(8))
+    fact_en = "- Residence permit: valid until 2027-03-31.\n"
+    fact_ja = "- 在留カード（residence permit）の期限は 2027-03-31。\n"
+    in_english = _profile_of(
+        tmp_path / "en", {"MEMORY.md": fact_en + english + "\n- 在留カード\n"}, query
+    )
+    in_japanese = _profile_of(tmp_path / "ja", {"MEMORY.md": fact_ja + japanese + "\n"}, query)
+    for profile in (in_english, in_japanese):
+        assert profile.absent == ("expire",)
+    weights = in_english.weights
+    held = weights["residence"] + weights["permit"]
+    # 9 English lines against 1 Japanese one: the lack tells in full
+    assert in_english.absent_share == pytest.approx(weights["expire"] / (held + weights["expire"]))
+    # 0 English lines against 9 Japanese ones (the fact's line is Japanese too): nothing
+    assert in_japanese.absent_share == 0.0
+    # one English line in ten: a tenth as much as in the English memory's share
+    mixed = _profile_of(
+        tmp_path / "mixed",
+        {"MEMORY.md": fact_ja + japanese + "\n- the review moved to Friday.\n"},
+        query,
+    )
+    w = mixed.weights
+    telling = w["expire"] * (1 / 9)
+    assert mixed.absent_share == pytest.approx(telling / (w["residence"] + w["permit"] + telling))
 
 
 def test_a_name_memory_never_uses_halves_keyword_scores(tmp_path: Path) -> None:

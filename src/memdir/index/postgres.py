@@ -80,8 +80,16 @@ from memdir.errors import StorageError
 from memdir.index.backend import SharedFile
 from memdir.index.fts import Fts5Tokens
 from memdir.index.schema import SCHEMA_VERSION as SHAPE_SCHEMA
-from memdir.index.store import ChunkRow, FileRow, KeywordRow, VectorState, dated_keys
+from memdir.index.store import (
+    SCRIPT_SAMPLE,
+    ChunkRow,
+    FileRow,
+    KeywordRow,
+    VectorState,
+    dated_keys,
+)
 from memdir.text import fts_document
+from memdir.text.scripts import script_lines
 from memdir.workspace import Problem
 
 if TYPE_CHECKING:
@@ -413,6 +421,7 @@ class PgIndex:
         self._version_lock = threading.Lock()
         self._dfs: dict[str, int] = {}
         self._stats: tuple[int, int] | None = None
+        self._scripts: dict[str, int] | None = None
         self._stats_for = -1
         self._hnsw: set[int] = set()
         self._prefetched: OrderedDict[int, ChunkRow] = OrderedDict()  # read by nearest()
@@ -863,6 +872,7 @@ class PgIndex:
         if version != self._stats_for:
             self._dfs = {}
             self._stats = None
+            self._scripts = None
             self._stats_for = version
 
     def term_dfs(self, terms: Sequence[str]) -> tuple[int, dict[str, int]]:
@@ -898,6 +908,31 @@ class PgIndex:
                 self._dfs[t] = int(n)
         total = self._stats[0] if self._stats else 0
         return total, {t: self._dfs[t] for t in terms}
+
+    def script_lines(self) -> dict[str, int]:
+        """See :meth:`memdir.index.backend.IndexBackend.script_lines`: the chunks of the
+        namespace at evenly spaced ids, each found through the primary key."""
+        total, _ = self.term_dfs([])
+        scripts = self._scripts
+        if scripts is None:
+            lo, hi = self.read(
+                "SELECT min(id), max(id) FROM memdir_chunks WHERE namespace = %s",
+                (self.namespace,),
+            )[0]
+            if lo is None or total <= SCRIPT_SAMPLE:
+                rows = self.read(
+                    "SELECT text FROM memdir_chunks WHERE namespace = %s", (self.namespace,)
+                )
+            else:
+                at = [lo + i * (hi - lo + 1) // SCRIPT_SAMPLE for i in range(SCRIPT_SAMPLE)]
+                rows = self.read(
+                    "SELECT DISTINCT ON (c.id) c.text FROM unnest(%(at)s::bigint[]) AS a(x)"
+                    " CROSS JOIN LATERAL (SELECT id, text FROM memdir_chunks"
+                    " WHERE namespace = %(ns)s AND id >= a.x ORDER BY id LIMIT 1) AS c",
+                    {"ns": self.namespace, "at": at},
+                )
+            scripts = self._scripts = dict(script_lines(text for (text,) in rows))
+        return dict(scripts)
 
     def keyword(
         self, match: str, limit: int, *, sources: Sequence[str] | None = None, ranked: bool = True

@@ -25,6 +25,7 @@ from memdir.text import (
     term_surfaces,
     variants,
 )
+from memdir.text.scripts import term_writings
 
 __all__ = ["ABSENT_WEIGHT", "PRESENCE_WEIGHT", "bm25_rank_to_score", "keyword_search"]
 
@@ -192,9 +193,11 @@ class QueryProfile:
     """Words of the other language memory holds that may stand for a term (lunch → 午饭):
     a chunk holding one holds the term."""
     absent_share: float
-    """The weight of the terms memory has nowhere, as a share of all (absent at full weight);
-    0 when memory has none of them (a question in a language memory is not written in names
-    nothing it lacks, it only uses other words)."""
+    """The weight of the terms memory has nowhere, as a share of all; 0 when memory has none
+    of them (a question in a language memory is not written in names nothing it lacks, it
+    only uses other words). Each absent term counts as much as its lack tells
+    (:func:`_telling`): in full in the writing memory uses most, a tenth where memory writes
+    a tenth as many lines in its writing."""
     absent: tuple[str, ...] = ()
     """The terms memory holds nowhere, not even through a bridge, in the query's order: the
     words a search can tell the asker no note uses (a CJK bigram that is an edge between two
@@ -301,6 +304,7 @@ def query_profile(
     held_by = {t: dfs[t] > 0 or t in bridged for t in kept}
     held = sum(weights[t] for t in kept if held_by[t])
     absent = sum(weights[t] for t in kept if not held_by[t])
+    lacked_weight = sum(weights[t] * _telling(index, t) for t in kept if not held_by[t])
     day_df = sum(held_days[d] for d in day_keys)
     day_weight = presence_idf(total, day_df) * IDENTIFIER_WEIGHT if day_df else 0.0
     day_bm25 = fts5_idf(total, day_df) * _BM25_COPIES if day_df else 0.0
@@ -322,7 +326,7 @@ def query_profile(
         holds_identifier=any(held_by[t] and is_identifier_term(t) for t in kept),
         lacks_a_name=_lacks_a_name(query, kept, held_by, dfs),
         bridges=bridged,
-        absent_share=absent / (held + absent) if held > 0 else 0.0,
+        absent_share=lacked_weight / (held + lacked_weight) if held > 0 else 0.0,
         absent=tuple(t for t in kept if not held_by[t]),
         days=day_keys,
         day_weight=day_weight,
@@ -331,6 +335,22 @@ def query_profile(
 
 
 _ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _telling(index: IndexBackend, term: str) -> float:
+    """How much it tells that memory lacks ``term``, from 0 to 1: the lines memory writes in
+    the term's writings (:func:`memdir.text.scripts.term_writings`) against those of the
+    writing it uses most. A fact memory holds is written in one of its languages; an English
+    word no note uses says the fact is missing where most notes are in English, and next to
+    nothing where most are in Japanese, which writes the same fact in Japanese words (the
+    residence permit that "expire" asks about is 在留期限 there). Digits and symbols tell in
+    full."""
+    writings = term_writings(term)
+    lines = index.script_lines() if writings else {}
+    most = max(lines.values(), default=0)
+    if not most:
+        return 1.0
+    return min(1.0, sum(lines.get(w, 0) for w in writings) / most)
 
 
 def _lacks_a_name(
