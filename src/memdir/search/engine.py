@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from memdir.config import MAX_RESULTS, Config
 from memdir.errors import EmbeddingError, UsageError
-from memdir.index import ChunkRow
+from memdir.index import ChunkRow, KeywordRow
 from memdir.index.backend import IndexBackend
 from memdir.markdown import file_date
 from memdir.search.decay import decay_multiplier, timestamp_for
@@ -26,6 +26,7 @@ from memdir.search.keyword import (
     query_profile,
     term_holder,
 )
+from memdir.search.people import asks_who_it_is, is_about
 from memdir.search.recency import (
     asks_about_now,
     asks_what_it_is,
@@ -159,6 +160,22 @@ designer's, and now for 0 and 7. SciFact hybrid nDCG@10 .726 → .723, keyword .
 a claim naming a gene (HMGB1, Bcl2) is answered by abstracts that name it otherwise; before
 ratios, units and long lower-case names (``1/2``, ``nmol/liter``, ``interleukin-2``) were
 told from codes, .720."""
+
+ABOUT_PROBE = 500
+"""How many chunks naming a person a question asks about (``何佳是谁？``) are read, unranked,
+to find those about them (:func:`memdir.search.people.is_about`)."""
+
+IN_PASSING_FACTOR = 0.25
+"""For a question asking who someone is (:func:`memdir.search.people.asks_who_it_is`), the
+factor on the score of every result that is not about them, when one is: the team table's row
+``| 何佳 He Jia | backend | …`` and the note headed ``# 佐々木 美穂（Sasaki Miho）`` answer it,
+the daily entries naming them in passing do not. Asked of every name in the people notes of
+bench/agentmem in five frames (``{name}是谁？``, ``{name}是做什么的？``, ``Who is {name}?``,
+``What does {name} do?``, ``{name}って誰？``; ``bench/agentmem/people.py``), the note about
+them was missing from the first three for 35 of 75 questions in keyword and hybrid search and
+65 in vector search on the engineer's memory; now for 1, 1 and 13 (0.5: 1, 3 and 16). No
+graded question of either memory's halves moved. The chunks about them are candidates
+whatever their BM25 rank (:data:`ABOUT_PROBE`)."""
 
 OTHER_DAY_FACTOR = 0.5
 """In vector search, the factor on the score of every result not dated a day the question
@@ -430,6 +447,46 @@ def _demote_the_unnamed(
             c.score *= UNNAMED_CODE_FACTOR
 
 
+def _about(index: IndexBackend, name: str, sources: Sequence[str] | None) -> list[KeywordRow]:
+    """The chunks about the person ``name`` (:func:`memdir.search.people.is_about`) among
+    up to :data:`ABOUT_PROBE` naming them: the team table's row, the people note's heading.
+    Searched for by each of the name's terms, read unranked."""
+    terms = fts_query_terms(name)
+    match = fts_match(terms) if terms else None
+    if match is None:
+        return []
+    rows = index.keyword(
+        match, ABOUT_PROBE, sources=list(sources) if sources else None, ranked=False
+    )
+    return [
+        row
+        for row in rows
+        if is_about(
+            f"# {row.chunk.context}\n{row.chunk.text}" if row.chunk.context else row.chunk.text,
+            name,
+        )
+    ]
+
+
+def _demote_the_passing(
+    candidates: Sequence[Candidate], rows: dict[int, ChunkRow], name: str
+) -> None:
+    """For a question asking who ``name`` is, multiply by :data:`IN_PASSING_FACTOR` the score
+    of each candidate that is not about them (:func:`memdir.search.people.is_about`), when
+    one is: with none, every mention is as good an answer as another."""
+    about = {
+        c.chunk_id
+        for c in candidates
+        if (row := rows.get(c.chunk_id)) is not None
+        and is_about(f"# {row.context}\n{row.text}" if row.context else row.text, name)
+    }
+    if not about:
+        return
+    for c in candidates:
+        if c.chunk_id not in about:
+            c.score *= IN_PASSING_FACTOR
+
+
 def _where(
     rows: dict[int, ChunkRow], c: Candidate, naming: set[int]
 ) -> tuple[str, str, int] | None:
@@ -576,7 +633,9 @@ def run_search(
     # Keyword hits and the chunk rows come from one read snapshot, so a sync committing in
     # between cannot pair an id with another version's text. Vector ids from the in-memory
     # matrix that no longer exist in the snapshot simply find no row and are dropped.
+    who = None if asks_about_now(text) or asks_what_it_is(text) else asks_who_it_is(text)
     with index.snapshot():
+        about = _about(index, who, sources) if who is not None else []
         keyword_hits: list[tuple[int, float]] = []
         bodies: dict[int, str] = {}  # the candidates' match bodies, read once (_body_reader)
         rows: dict[int, ChunkRow] = {}
@@ -600,6 +659,7 @@ def run_search(
                 stopwords=stopwords,
                 profile=profile,
                 bodies=bodies,
+                also=about,
             ):
                 keyword_hits.append((row.chunk.id, score))
                 rows[row.chunk.id] = row.chunk
@@ -616,6 +676,7 @@ def run_search(
         elif mode == "vector" and vectors is not None:
             named = _naming_chunks(index, text, settings.max_results, sources, stopwords)
             named += _dated_chunks(index, words_profile, settings.max_results, sources)
+            named += [(row.chunk.id, 0.0) for row in about]
             extra = _vector_scores_of_keyword_hits(vectors, vector_text, vector_hits, named)
             vector_hits = [*vector_hits, *extra]
         rows.update(index.chunks_by_ids([cid for cid, _ in vector_hits if cid not in rows]))
@@ -666,6 +727,8 @@ def run_search(
         for c in candidates:
             if c.chunk_id not in naming:
                 c.score *= UNNAMED_FACTOR
+    if who is not None:
+        _demote_the_passing(candidates, rows, who)
     candidates.sort(
         key=lambda c: (-c.score, rows[c.chunk_id].path if c.chunk_id in rows else "", c.chunk_id)
     )

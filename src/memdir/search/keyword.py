@@ -109,6 +109,7 @@ def keyword_search(
     profile: QueryProfile | None = None,
     bridges: bool = True,
     bodies: dict[int, str] | None = None,
+    also: Sequence[KeywordRow] = (),
 ) -> list[tuple[KeywordRow, float]]:
     """Up to ``limit`` chunks matching any query term, best first, with their 0–1 scores.
 
@@ -118,7 +119,10 @@ def keyword_search(
     its BM25 share, moved up when its heading names them, and the list is ordered by score.
     ``profile`` is :func:`query_profile` of the query, when the caller already has it.
     ``bodies`` (chunk id → :func:`match_body`) receives the text each candidate was matched
-    in, for the caller's own rules to read instead of folding it again.
+    in, for the caller's own rules to read instead of folding it again. ``also`` are chunks
+    to score besides FTS5's best (the notes about a person a question asks about: a long
+    table holding the name once is no BM25 candidate beside the many short entries naming
+    them).
     """
     if profile is None:
         profile = query_profile(index, query, stopwords=stopwords, bridges=bridges)
@@ -135,13 +139,16 @@ def keyword_search(
             for row in index.dated(profile.days, limit, sources=sources)[1]
             if row.chunk.id not in seen
         ]
+    if also:
+        seen = {row.chunk.id for row in rows}
+        rows += [row for row in also if row.chunk.id not in seen]
     if not rows:
         return []
     holds = [term_holder(t, profile.bridges.get(t, ())) for t in terms]
     scored = []
     for position, row in enumerate(rows):
         rank = row.rank
-        if len(terms) == 1 and not profile.days:
+        if len(terms) == 1 and not profile.days and not also:
             share = 1.0 if mass else 0.0  # FTS5 matched the one term: nothing to test
         else:
             body = match_body(row.chunk) if terms else ""
@@ -161,7 +168,12 @@ def keyword_search(
             score += HEADING_BONUS * min(1.0, named / mass) * (1 - score)
         scored.append((score, -position, row))
     scored.sort(key=lambda item: (item[0], item[1]), reverse=True)
-    return [(row, score) for score, _, row in scored[:limit]]
+    wanted = {row.chunk.id for row in also}
+    return [
+        (row, score)
+        for n, (score, _, row) in enumerate(scored)
+        if n < limit or row.chunk.id in wanted  # ``also`` are kept whatever their rank
+    ]
 
 
 @dataclass(frozen=True, slots=True)
