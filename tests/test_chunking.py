@@ -548,8 +548,18 @@ def test_the_days_a_question_names_from_today() -> None:
     assert days("last Monday") == ["2026-11-30"]
     assert days("上周五的会议") == days("先週の金曜日") == ["2026-11-27"]
     assert days("上周一") == ["2026-11-23"]
+    # a week named from today: each of its days, Monday first, this week up to today
+    last = [f"2026-11-{d}" for d in range(23, 30)]
+    assert days("what did I do last week?") == days("上周做了什么") == last
+    assert days("先週は何をした？") == days("지난주에 뭐 했어?") == days("上个星期") == last
+    this = ["2026-11-30", "2026-12-01", "2026-12-02", "2026-12-03", "2026-12-04"]
+    assert days("this week's standups") == days("这周的 standup") == days("今週") == this
+    assert days("last weekend") == days("这周五") == []  # no week; 这周五 no day either
+    ((start, end, _), *rest) = named_days("上周的会", friday)
+    assert (start, end) == (0, 2) and {(a, b) for a, b, _ in rest} == {(0, 2)}
     # without a day to count from, only what a date names
     assert days("what did we decide yesterday?", None) == []
+    assert days("what did I do last week?", None) == []
     assert days("yesterday and Aug 3") == ["2026-12-03", "--08-03"]
 
 

@@ -7,8 +7,12 @@ Agents ask "what did I do on Aug 3?" and "8月3日的 standup 说了什么？" o
 (``memory/YYYY-MM-DD.md``); the bench's graded questions name a day in words only a few times,
 so this asks of every day in eight frames: the day alone in several forms, the day with the
 topic of an entry most days have (standup, 午饭; asked only of the days whose log holds that
-word), and "yesterday" asked the day after (``Memory.search(today=…)``). It uses no question of the bench, so it is no test half. No score floor. Writes
-``bench/results/agentmem[-designer]-days.json``.
+word), and "yesterday" asked the day after (``Memory.search(today=…)``). Then every week with a log, in five frames
+that name it from a day of the next week or of itself (``what did I do last week?``,
+``上周做了什么？``, ``先週は何をした？`` asked on the next Wednesday, ``what did I do this week?``
+and ``这周的 standup 说了什么？`` on its Friday): is a chunk of that week, up to that day, among
+the first three? It uses no question of the bench, so it is no test half. No score floor.
+Writes ``bench/results/agentmem[-designer]-days.json``.
 """
 
 from __future__ import annotations
@@ -38,6 +42,15 @@ FRAMES = (
 )
 RELATIVE = {"what did I do yesterday?", "昨天做了什么？"}
 """Asked the day after (``today``): what a session the next morning would ask."""
+WEEK_FRAMES = (
+    ("what did I do last week?", 9, ""),
+    ("上周做了什么？", 9, ""),
+    ("先週は何をした？", 9, ""),
+    ("what did I do this week?", 4, ""),
+    ("这周的 standup 说了什么？", 4, "standup"),
+)
+"""A question naming a week from today, the day it is asked (days after the week's Monday),
+and the word a log of the week must hold for it to be asked."""
 TOP = 3
 
 
@@ -69,6 +82,27 @@ def main() -> int:
                     ).results
                     if not any(h.path == f"memory/{log.name}" for h in hits):
                         missed[mode].setdefault(frame, []).append(log.stem)
+        weeks_asked = dict.fromkeys((frame for frame, _, _ in WEEK_FRAMES), 0)
+        weeks_missed: dict[str, dict[str, list[str]]] = {mode: {} for mode in modes}
+        texts = {date.fromisoformat(log.stem): log.read_text(encoding="utf-8") for log in logs}
+        for monday in sorted({d - timedelta(days=d.weekday()) for d in texts}):
+            for frame, after, topic in WEEK_FRAMES:
+                today = monday + timedelta(days=after)
+                week = {monday + timedelta(n) for n in range(min(after, 6) + 1)}
+                if not any(topic in texts[d] for d in week if d in texts):
+                    continue
+                weeks_asked[frame] += 1
+                for mode in modes:
+                    hits = mem.search(
+                        frame,
+                        max_results=TOP,
+                        min_score=0.0,
+                        mode=mode,
+                        refresh=False,
+                        today=today,
+                    ).results
+                    if not any(h.date and date.fromisoformat(h.date) in week for h in hits):
+                        weeks_missed[mode].setdefault(frame, []).append(monday.isoformat())
     total = sum(asked.values())
     print(f"{len(logs)} daily logs, {total} questions ({len(FRAMES)} frames)")
     rows = [
@@ -77,13 +111,31 @@ def main() -> int:
         for mode in modes
     ]
     print_table(["mode", "questions", f"none in top {TOP}", *(f for f, _ in FRAMES)], rows)
+    weeks_total = sum(weeks_asked.values())
+    print(f"\n{weeks_total} questions naming a week ({len(WEEK_FRAMES)} frames)")
+    rows = [
+        [mode, weeks_total, sum(len(v) for v in weeks_missed[mode].values())]
+        + [
+            f"{len(weeks_missed[mode].get(frame, ()))}/{weeks_asked[frame]}"
+            for frame, _, _ in WEEK_FRAMES
+        ]
+        for mode in modes
+    ]
+    print_table(["mode", "questions", f"none in top {TOP}", *(f for f, _, _ in WEEK_FRAMES)], rows)
     out = args.out or RESULTS_DIR / f"{results_name(args.memory, 'days')}.json"
     write_probe(
         out,
         "agentmem-days",
         args.memory,
         args.provider,
-        {"logs": len(logs), "questions": asked, "top": TOP, "missed": missed},
+        {
+            "logs": len(logs),
+            "questions": asked,
+            "top": TOP,
+            "missed": missed,
+            "week_questions": weeks_asked,
+            "weeks_missed": weeks_missed,
+        },
     )
     return 0
 

@@ -264,6 +264,24 @@ _RELATIVE_DAY = re.compile(
 )
 
 
+_RELATIVE_WEEK = re.compile(
+    # last week / this week, 上周 / 这周, 先週 / 今週, 지난주 / 이번 주 (not 上周五: a day)
+    r"(?i:\b(?:(?P<last>last)|this)\s+week\b)"
+    r"|(?:(?P<zh_last>上周|上星期|上个星期|上礼拜|上個星期|上週|先週|지난\s?주)"
+    r"|这周|這週|本周|本週|这个星期|這個星期|这星期|这礼拜|今週|이번\s?주)"
+    r"(?!\s*[一二三四五六日天]|の?[月火水木金土日]曜)"
+)
+
+
+def _relative_week(m: re.Match[str], today: date) -> list[date]:
+    """The days a match of :data:`_RELATIVE_WEEK` names, seen from ``today``: Monday to
+    Sunday of the week before this one, or this week's Monday to today."""
+    monday = today - timedelta(days=today.weekday())
+    if m["last"] or m["zh_last"]:
+        return [monday - timedelta(days=7 - n) for n in range(7)]
+    return [monday + timedelta(days=n) for n in range(today.weekday() + 1)]
+
+
 def _relative_day(m: re.Match[str], today: date) -> date:
     """The day a match of :data:`_RELATIVE_DAY` names, seen from ``today``."""
     for back in (2, 1, 0):
@@ -285,12 +303,19 @@ def named_days(text: str, today: date | None = None) -> list[tuple[int, int, str
     lower-case "may" after a number is no month. With ``today``, also the days named from it:
     yesterday, the day before yesterday, today, last Friday (the latest Friday before today),
     and in Chinese, Japanese and Korean 昨天, 前天, 今天, 昨日, 一昨日, 어제, 오늘, and 上周五,
-    先週の金曜日 (that weekday of the week before this one, weeks starting on Monday)."""
+    先週の金曜日 (that weekday of the week before this one, weeks starting on Monday). A week
+    named from today (last week, this week, 上周, 这周, 先週, 今週, 지난주, 이번 주) names each
+    of its days, up to today, with the same span."""
     found: list[tuple[int, int, str]] = [(at, at + 10, iso) for at, iso in _dates(text)]
     if today is not None:
         found += [
             (m.start(), m.end(), _relative_day(m, today).isoformat())
             for m in _RELATIVE_DAY.finditer(text)
+        ]
+        found += [
+            (m.start(), m.end(), day.isoformat())
+            for m in _RELATIVE_WEEK.finditer(text)
+            for day in _relative_week(m, today)
         ]
     for m in _WRITTEN_DATE.finditer(text):
         if any(a < m.end() and m.start() < b for a, b, _ in found):

@@ -447,6 +447,40 @@ def test_a_question_naming_a_day_from_today_is_answered_from_that_days_notes(
         assert found.results and found.results[0].date == day
 
 
+@pytest.mark.parametrize(
+    ("question", "week"),
+    [
+        ("what did I do last week?", {f"2026-08-{d:02d}" for d in range(3, 10)}),
+        ("上周做了什么？", {f"2026-08-{d:02d}" for d in range(3, 10)}),
+        ("先週のランチは？", {f"2026-08-{d:02d}" for d in range(3, 10)}),
+        ("this week's standups", {f"2026-08-{d:02d}" for d in range(10, 13)}),
+    ],
+)
+def test_a_question_naming_a_week_from_today_is_answered_from_that_weeks_notes(
+    tmp_path: Path, question: str, week: set[str]
+) -> None:
+    """Asked on Wednesday 2026-08-12: last week is 3-9 August, this week 10-12 August."""
+    from datetime import date
+
+    from memdir.search.engine import SearchSettings, run_search
+
+    ws = _daily_logs(tmp_path / "ws")
+    with Memory(ws, overrides={"embedding.provider": "none"}) as mem:
+        mem.sync()
+        found = run_search(
+            mem.index,
+            question,
+            SearchSettings(mode="keyword", max_results=6),
+            workspace=ws,
+            stopwords=STOP_WORDS,
+            today=date(2026, 8, 12),
+        )
+        assert len(found.results) == 6 and {r.date for r in found.results} <= week
+        # a week memory has no note of is searched as its words, as before
+        profile = query_profile(mem.index, question, stopwords=STOP_WORDS, today=date(2027, 1, 1))
+        assert profile is None or profile.days == ()
+
+
 def test_memory_counts_yesterday_from_today_in_the_users_time_zone(tmp_path: Path) -> None:
     from datetime import UTC, datetime, timedelta
 

@@ -216,7 +216,7 @@ class QueryProfile:
     words is no term)."""
     days: tuple[str, ...] = ()
     """The days (``YYYY-MM-DD``) the query names in words (``Aug 3``, ``8月3日``, ``9/8（火）``,
-    yesterday; not ISO dates, which notes write as the query does and FTS5 matches) that some
+    yesterday, each day of last week or 上周; not ISO dates, which notes write as the query does and FTS5 matches) that some
     chunk is dated (:func:`memdir.markdown.named_days`); a day named without a year is the
     newest such day memory has a note of. Their words are no terms; a day no chunk is dated
     is searched as its words (a store of undated paragraphs writes "May 7, 1945" in its
