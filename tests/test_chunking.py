@@ -557,9 +557,33 @@ def test_the_days_a_question_names_from_today() -> None:
     assert days("last weekend") == days("这周五") == []  # no week; 这周五 no day either
     ((start, end, _), *rest) = named_days("上周的会", friday)
     assert (start, end) == (0, 2) and {(a, b) for a, b, _ in rest} == {(0, 2)}
+    # a month: each of its days, without a year when it is named without one
+    september = [f"--09-{d:02d}" for d in range(1, 31)]
+    assert days("what did I do in September?") == days("9月做了什么") == september
+    assert days("9月份的 standup") == days("during Sept") == september
+    assert (
+        days("2026年9月")
+        == days("in September 2026")
+        == [d.replace("--", "2026-") for d in september]
+    )
+    assert len(days("in February")) == 29  # 29 February of a leap year too
+    assert days("9月3日") == ["--09-03"] and days("Sept 3") == ["--09-03"]  # a day, no month
+    assert days("May I ask?") == days("3个月") == [] and days("9 月 3 号") == ["--09-03"]
+    assert (
+        days("last month")
+        == days("上个月")
+        == days("先月")
+        == [f"2026-11-{d:02d}" for d in range(1, 31)]
+    )
+    assert (
+        days("this month")
+        == days("这个月")
+        == days("今月")
+        == ["2026-12-01", "2026-12-02", "2026-12-03", "2026-12-04"]
+    )
     # without a day to count from, only what a date names
     assert days("what did we decide yesterday?", None) == []
-    assert days("what did I do last week?", None) == []
+    assert days("what did I do last week?", None) == days("last month", None) == []
     assert days("yesterday and Aug 3") == ["2026-12-03", "--08-03"]
 
 

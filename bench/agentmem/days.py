@@ -51,6 +51,16 @@ WEEK_FRAMES = (
 )
 """A question naming a week from today, the day it is asked (days after the week's Monday),
 and the word a log of the week must hold for it to be asked."""
+MONTH_FRAMES = (
+    ("what did I do in {month}?", None),
+    ("{m}月做了什么？", None),
+    ("{m}月の standup で何を話した？", None),
+    ("what did I do last month?", 40),
+    ("上个月做了什么？", 40),
+    ("这个月做了什么？", 19),
+)
+"""A question naming a month, and the day it is asked (days after the month's first; ``None``:
+any day, as a month named by name needs none)."""
 TOP = 3
 
 
@@ -103,6 +113,25 @@ def main() -> int:
                     ).results
                     if not any(h.date and date.fromisoformat(h.date) in week for h in hits):
                         weeks_missed[mode].setdefault(frame, []).append(monday.isoformat())
+        months_asked = dict.fromkeys((frame for frame, _ in MONTH_FRAMES), 0)
+        months_missed: dict[str, dict[str, list[str]]] = {mode: {} for mode in modes}
+        for first in sorted({d.replace(day=1) for d in texts}):
+            for frame, after in MONTH_FRAMES:
+                # "last month" is asked in the month after, "this month" in the month itself
+                today = first + timedelta(days=after) if after is not None else None
+                question = frame.format(month=first.strftime("%B"), m=first.month)
+                months_asked[frame] += 1
+                for mode in modes:
+                    hits = mem.search(
+                        question,
+                        max_results=TOP,
+                        min_score=0.0,
+                        mode=mode,
+                        refresh=False,
+                        today=today,
+                    ).results
+                    if not any(h.date and h.date[:7] == first.isoformat()[:7] for h in hits):
+                        months_missed[mode].setdefault(frame, []).append(first.isoformat()[:7])
     total = sum(asked.values())
     print(f"{len(logs)} daily logs, {total} questions ({len(FRAMES)} frames)")
     rows = [
@@ -122,6 +151,17 @@ def main() -> int:
         for mode in modes
     ]
     print_table(["mode", "questions", f"none in top {TOP}", *(f for f, _, _ in WEEK_FRAMES)], rows)
+    months_total = sum(months_asked.values())
+    print(f"\n{months_total} questions naming a month ({len(MONTH_FRAMES)} frames)")
+    rows = [
+        [mode, months_total, sum(len(v) for v in months_missed[mode].values())]
+        + [
+            f"{len(months_missed[mode].get(frame, ()))}/{months_asked[frame]}"
+            for frame, _ in MONTH_FRAMES
+        ]
+        for mode in modes
+    ]
+    print_table(["mode", "questions", f"none in top {TOP}", *(f for f, _ in MONTH_FRAMES)], rows)
     out = args.out or RESULTS_DIR / f"{results_name(args.memory, 'days')}.json"
     write_probe(
         out,
@@ -135,6 +175,8 @@ def main() -> int:
             "missed": missed,
             "week_questions": weeks_asked,
             "weeks_missed": weeks_missed,
+            "month_questions": months_asked,
+            "months_missed": months_missed,
         },
     )
     return 0

@@ -282,6 +282,57 @@ def _relative_week(m: re.Match[str], today: date) -> list[date]:
     return [monday + timedelta(days=n) for n in range(today.weekday() + 1)]
 
 
+_RELATIVE_MONTH = re.compile(
+    # last month / this month, 上个月 / 这个月, 先月 / 今月, 지난달 / 이번 달
+    r"(?i:\b(?:(?P<last>last)|this)\s+month\b)"
+    r"|(?P<zh_last>上个月|上個月|上月|先月|지난\s?달)|这个月|這個月|本月|今月|이번\s?달"
+)
+_MONTH_WORD = re.compile(
+    # in September, during Sept 2026: an English month only after a word that makes it one
+    rf"(?i:\b(?:in|during|since|until|through|throughout|early|late|mid|of)\s+)"
+    rf"(?P<name>(?i:{_MONTH_NAME}))\b\.?(?:,?\s+(?P<year>\d{{4}})\b)?(?!\s*\d)"
+    # 9月, 9月份, 2026年9月: a month and no day
+    r"|(?<![\d/.\-])(?:(?P<cjk_year>\d{4})\s*年\s*)?(?P<cjk>\d{1,2})\s*月(?:份)?(?!\s*\d)"
+)
+
+
+def _days_of_month(year: int | None, month: int, until: date | None = None) -> list[str]:
+    """Each day of a month, ``YYYY-MM-DD`` or, without a year, ``--MM-DD`` (29 February
+    included), up to ``until``."""
+    first = date(year or 2000, month, 1)
+    days = []
+    day = first
+    while day.month == month and (until is None or day <= until):
+        days.append(day.isoformat() if year else f"--{day.month:02d}-{day.day:02d}")
+        day += timedelta(days=1)
+    return days
+
+
+def _named_months(text: str, today: date | None) -> list[tuple[int, int, str]]:
+    """``(start, end, day)`` for each day of each month ``text`` names (see
+    :func:`named_days`)."""
+    found: list[tuple[int, int, str]] = []
+    for m in _MONTH_WORD.finditer(text):
+        if m["name"]:
+            month, year = _MONTHS[m["name"].lower()], m["year"]
+            start = m.start("name")
+        else:
+            month, year = int(m["cjk"]), m["cjk_year"]
+            start = m.start()
+        if 1 <= month <= 12:
+            days = _days_of_month(int(year) if year else None, month)
+            found += [(start, m.end(), day) for day in days]
+    if today is not None:
+        for m in _RELATIVE_MONTH.finditer(text):
+            if m["last"] or m["zh_last"]:
+                last = today.replace(day=1) - timedelta(days=1)
+                days = _days_of_month(last.year, last.month)
+            else:
+                days = _days_of_month(today.year, today.month, until=today)
+            found += [(m.start(), m.end(), day) for day in days]
+    return found
+
+
 def _relative_day(m: re.Match[str], today: date) -> date:
     """The day a match of :data:`_RELATIVE_DAY` names, seen from ``today``."""
     for back in (2, 1, 0):
@@ -305,7 +356,10 @@ def named_days(text: str, today: date | None = None) -> list[tuple[int, int, str
     and in Chinese, Japanese and Korean 昨天, 前天, 今天, 昨日, 一昨日, 어제, 오늘, and 上周五,
     先週の金曜日 (that weekday of the week before this one, weeks starting on Monday). A week
     named from today (last week, this week, 上周, 这周, 先週, 今週, 지난주, 이번 주) names each
-    of its days, up to today, with the same span."""
+    of its days, up to today, with the same span; so does a month: named (in September,
+    during Sept 2026, 9月, 9月份, 2026年9月; an English month only after such a word, as
+    "May I" is none), or from today (last month, this month up to today, 上个月, 这个月,
+    先月, 今月, 지난달, 이번 달)."""
     found: list[tuple[int, int, str]] = [(at, at + 10, iso) for at, iso in _dates(text)]
     if today is not None:
         found += [
@@ -322,6 +376,12 @@ def named_days(text: str, today: date | None = None) -> list[tuple[int, int, str
             continue  # inside an ISO date
         if day := _written_day(m):
             found.append((m.start(), m.end(), day))
+    spans = [(a, b) for a, b, _ in found]
+    found += [
+        (a, b, day)
+        for a, b, day in _named_months(text, today)
+        if not any(x < b and a < y for x, y in spans)  # 9月3日 is a day, not September
+    ]
     return sorted(found)
 
 

@@ -481,6 +481,22 @@ def test_a_question_naming_a_week_from_today_is_answered_from_that_weeks_notes(
         assert profile is None or profile.days == ()
 
 
+def test_a_question_naming_a_month_is_answered_from_that_months_notes(tmp_path: Path) -> None:
+    ws = _daily_logs(tmp_path / "ws")
+    for day in (28, 30):  # two July logs beside three weeks of August
+        write_notes(ws, {f"memory/2026-07-{day}.md": f"# 2026-07-{day}\n\n- planned the quarter\n"})
+    with Memory(ws, overrides={"embedding.provider": "none"}) as mem:
+        mem.sync()
+        for question in ("what did I do in July?", "7月做了什么？", "what did I do in July 2026?"):
+            found = mem.search(question, mode="keyword", min_score=0.0)
+            assert sorted(r.date for r in found.results) == ["2026-07-28", "2026-07-30"], question
+        august = mem.search("8月的 standup 说了什么？", mode="keyword", max_results=5)
+        assert len(august.results) == 5 and all(r.date.startswith("2026-08") for r in august)
+        # a month memory has no note of is searched as its words
+        profile = query_profile(mem.index, "what did I do in May?", stopwords=STOP_WORDS)
+        assert profile is None or profile.days == ()
+
+
 def test_memory_counts_yesterday_from_today_in_the_users_time_zone(tmp_path: Path) -> None:
     from datetime import UTC, datetime, timedelta
 

@@ -216,11 +216,15 @@ class QueryProfile:
     words is no term)."""
     days: tuple[str, ...] = ()
     """The days (``YYYY-MM-DD``) the query names in words (``Aug 3``, ``8月3日``, ``9/8（火）``,
-    yesterday, each day of last week or 上周; not ISO dates, which notes write as the query does and FTS5 matches) that some
-    chunk is dated (:func:`memdir.markdown.named_days`); a day named without a year is the
-    newest such day memory has a note of. Their words are no terms; a day no chunk is dated
-    is searched as its words (a store of undated paragraphs writes "May 7, 1945" in its
-    text)."""
+    yesterday, each day of last week, 上周, September or 9月; not ISO dates, which notes
+    write as the query does and FTS5 matches) when some chunk is dated one of them
+    (:func:`memdir.markdown.named_days`); a day or month named without a year is in the year
+    of the newest such day memory has a note of. Their words are no terms; days no chunk is
+    dated are searched as their words (a store of undated paragraphs writes "May 7, 1945" in
+    its text). A month's words are no terms either: "in November" of a question that asks
+    about a push planned for November, in a note written in October, loses that note a
+    place (bench/agentmem, the engineer's tuning half, hybrid 3rd → 6th), but "what did I do
+    in August?" is answered from August, not from the notes that say "August"."""
     day_weight: float = 0.0
     """What a chunk dated one of :attr:`days` holds of the query, as a term's weight: the
     IDF of the chunks so dated, times :data:`IDENTIFIER_WEIGHT` (a day names one thing
@@ -255,25 +259,31 @@ def query_profile(
     they join the MATCH expression, a chunk holding one holds the term, and a term memory holds
     only that way is not absent. A bigram that is an edge between two words gets none.
     """
-    held_days: dict[str, int] = {}  # the chunks dated each day named in words
-    days = []
+    spans: dict[tuple[int, int], list[str]] = {}  # the days each span of the query names
     for a, b, d in named_days(query, today):
-        if _ISO_DAY.fullmatch(query[a:b]):
-            continue
-        if d.startswith("--"):  # Aug 3: the newest Aug 3 memory has a note of
-            newest = index.dated([d], 1)[1]
+        if not _ISO_DAY.fullmatch(query[a:b]):
+            spans.setdefault((a, b), []).append(d)
+    days: list[tuple[int, int, list[str]]] = []
+    dated = 0  # the chunks dated a day named in words
+    for (a, b), named in spans.items():
+        if any(d.startswith("--") for d in named):
+            # Aug 3, September: in the year of the newest such day memory has a note of
+            newest = index.dated([d for d in named if d.startswith("--")], 1)[1]
             if not newest or not newest[0].chunk.date:
                 continue
-            d = newest[0].chunk.date
-        if d not in held_days:
-            held_days[d] = index.dated([d], 0)[0]
-        if held_days[d]:
-            days.append((a, b, d))
+            year = newest[0].chunk.date[:4]
+            named = [f"{year}-{d[2:]}" if d.startswith("--") else d for d in named]
+        count = index.dated(named, 0)[0]
+        if count:
+            days.append((a, b, named))
+            dated += count
     if days:  # the words of a day are no terms: "3" of "Aug 3" is no number the notes hold
         query = "".join(
             " " if any(a <= i < b for a, b, _ in days) else c for i, c in enumerate(query)
         )
-    day_keys = tuple(dict.fromkeys(d for _, _, d in days))
+    day_keys = tuple(dict.fromkeys(d for _, _, named in days for d in named))
+    if len(days) > 1:  # two spans may name the same day
+        dated = index.dated(list(day_keys), 0)[0]
     terms = fts_query_terms(query, stopwords=stopwords, alone=not day_keys)
     if not terms and not day_keys:
         return None
@@ -317,7 +327,7 @@ def query_profile(
     held = sum(weights[t] for t in kept if held_by[t])
     absent = sum(weights[t] for t in kept if not held_by[t])
     lacked_weight = sum(weights[t] * _telling(index, t) for t in kept if not held_by[t])
-    day_df = sum(held_days[d] for d in day_keys)
+    day_df = dated
     day_weight = presence_idf(total, day_df) * IDENTIFIER_WEIGHT if day_df else 0.0
     day_bm25 = fts5_idf(total, day_df) * _BM25_COPIES if day_df else 0.0
     held += day_weight
