@@ -26,9 +26,9 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 from check import results_name  # noqa: E402
-from probes import indexed_copy, probe_arguments, write_probe  # noqa: E402
+from probes import Asked, indexed_copy, probe_arguments, write_probe  # noqa: E402
 
-from common import RESULTS_DIR, print_table  # noqa: E402
+from common import RESULTS_DIR  # noqa: E402
 
 FRAMES = (
     ("what happened on {iso}?", ""),
@@ -66,102 +66,42 @@ TOP = 3
 
 def main() -> int:
     args = probe_arguments(__doc__)
-    modes = args.modes
-    asked = dict.fromkeys((frame for frame, _ in FRAMES), 0)
-    missed: dict[str, dict[str, list[str]]] = {mode: {} for mode in modes}
     with indexed_copy(args.memory, args.provider, "memdir-days-") as (root, mem):
         logs = sorted(root.glob("memory/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9].md"))
-        for log in logs:
-            day = date.fromisoformat(log.stem)
-            text = log.read_text(encoding="utf-8")
+        texts = {date.fromisoformat(log.stem): log.read_text(encoding="utf-8") for log in logs}
+        days = Asked(mem, args.modes, [frame for frame, _ in FRAMES], TOP)
+        for day, text in texts.items():
+            path = f"memory/{day.isoformat()}.md"
             for frame, topic in FRAMES:
                 if topic and topic not in text:
                     continue
                 question = frame.format(
                     iso=day.isoformat(), mon=day.strftime("%b"), month=day.month, day=day.day
                 )
-                asked[frame] += 1
-                for mode in modes:
-                    hits = mem.search(
-                        question,
-                        max_results=TOP,
-                        min_score=0.0,
-                        mode=mode,
-                        refresh=False,
-                        today=day + timedelta(days=1) if frame in RELATIVE else None,
-                    ).results
-                    if not any(h.path == f"memory/{log.name}" for h in hits):
-                        missed[mode].setdefault(frame, []).append(log.stem)
-        weeks_asked = dict.fromkeys((frame for frame, _, _ in WEEK_FRAMES), 0)
-        weeks_missed: dict[str, dict[str, list[str]]] = {mode: {} for mode in modes}
-        texts = {date.fromisoformat(log.stem): log.read_text(encoding="utf-8") for log in logs}
+                today = day + timedelta(days=1) if frame in RELATIVE else None
+                days.ask(frame, question, lambda h, p=path: h.path == p, day.isoformat(), today)
+        weeks = Asked(mem, args.modes, [frame for frame, _, _ in WEEK_FRAMES], TOP)
         for monday in sorted({d - timedelta(days=d.weekday()) for d in texts}):
             for frame, after, topic in WEEK_FRAMES:
-                today = monday + timedelta(days=after)
-                week = {monday + timedelta(n) for n in range(min(after, 6) + 1)}
-                if not any(topic in texts[d] for d in week if d in texts):
+                week = {(monday + timedelta(n)).isoformat() for n in range(min(after, 6) + 1)}
+                logged = [texts[d] for d in map(date.fromisoformat, week) if d in texts]
+                if not any(topic in text for text in logged):
                     continue
-                weeks_asked[frame] += 1
-                for mode in modes:
-                    hits = mem.search(
-                        frame,
-                        max_results=TOP,
-                        min_score=0.0,
-                        mode=mode,
-                        refresh=False,
-                        today=today,
-                    ).results
-                    if not any(h.date and date.fromisoformat(h.date) in week for h in hits):
-                        weeks_missed[mode].setdefault(frame, []).append(monday.isoformat())
-        months_asked = dict.fromkeys((frame for frame, _ in MONTH_FRAMES), 0)
-        months_missed: dict[str, dict[str, list[str]]] = {mode: {} for mode in modes}
+                today = monday + timedelta(days=after)
+                weeks.ask(frame, frame, lambda h, w=week: h.date in w, monday.isoformat(), today)
+        months = Asked(mem, args.modes, [frame for frame, _ in MONTH_FRAMES], TOP)
         for first in sorted({d.replace(day=1) for d in texts}):
+            month = first.isoformat()[:7]
             for frame, after in MONTH_FRAMES:
                 # "last month" is asked in the month after, "this month" in the month itself
                 today = first + timedelta(days=after) if after is not None else None
                 question = frame.format(month=first.strftime("%B"), m=first.month)
-                months_asked[frame] += 1
-                for mode in modes:
-                    hits = mem.search(
-                        question,
-                        max_results=TOP,
-                        min_score=0.0,
-                        mode=mode,
-                        refresh=False,
-                        today=today,
-                    ).results
-                    if not any(h.date and h.date[:7] == first.isoformat()[:7] for h in hits):
-                        months_missed[mode].setdefault(frame, []).append(first.isoformat()[:7])
-    total = sum(asked.values())
-    print(f"{len(logs)} daily logs, {total} questions ({len(FRAMES)} frames)")
-    rows = [
-        [mode, total, sum(len(v) for v in missed[mode].values())]
-        + [f"{len(missed[mode].get(frame, ()))}/{asked[frame]}" for frame, _ in FRAMES]
-        for mode in modes
-    ]
-    print_table(["mode", "questions", f"none in top {TOP}", *(f for f, _ in FRAMES)], rows)
-    weeks_total = sum(weeks_asked.values())
-    print(f"\n{weeks_total} questions naming a week ({len(WEEK_FRAMES)} frames)")
-    rows = [
-        [mode, weeks_total, sum(len(v) for v in weeks_missed[mode].values())]
-        + [
-            f"{len(weeks_missed[mode].get(frame, ()))}/{weeks_asked[frame]}"
-            for frame, _, _ in WEEK_FRAMES
-        ]
-        for mode in modes
-    ]
-    print_table(["mode", "questions", f"none in top {TOP}", *(f for f, _, _ in WEEK_FRAMES)], rows)
-    months_total = sum(months_asked.values())
-    print(f"\n{months_total} questions naming a month ({len(MONTH_FRAMES)} frames)")
-    rows = [
-        [mode, months_total, sum(len(v) for v in months_missed[mode].values())]
-        + [
-            f"{len(months_missed[mode].get(frame, ()))}/{months_asked[frame]}"
-            for frame, _ in MONTH_FRAMES
-        ]
-        for mode in modes
-    ]
-    print_table(["mode", "questions", f"none in top {TOP}", *(f for f, _ in MONTH_FRAMES)], rows)
+                months.ask(
+                    frame, question, lambda h, m=month: (h.date or "")[:7] == m, month, today
+                )
+    days.print(f"{len(logs)} daily logs")
+    weeks.print("\nweeks")
+    months.print("\nmonths")
     out = args.out or RESULTS_DIR / f"{results_name(args.memory, 'days')}.json"
     write_probe(
         out,
@@ -170,13 +110,13 @@ def main() -> int:
         args.provider,
         {
             "logs": len(logs),
-            "questions": asked,
+            "questions": days.asked,
             "top": TOP,
-            "missed": missed,
-            "week_questions": weeks_asked,
-            "weeks_missed": weeks_missed,
-            "month_questions": months_asked,
-            "months_missed": months_missed,
+            "missed": days.missed,
+            "week_questions": weeks.asked,
+            "weeks_missed": weeks.missed,
+            "month_questions": months.asked,
+            "months_missed": months.missed,
         },
     )
     return 0

@@ -23,9 +23,9 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 from check import MEMORIES, results_name  # noqa: E402
-from probes import indexed_copy, probe_arguments, write_probe  # noqa: E402
+from probes import Asked, indexed_copy, probe_arguments, write_probe  # noqa: E402
 
-from common import RESULTS_DIR, print_table  # noqa: E402
+from common import RESULTS_DIR  # noqa: E402
 
 FRAMES = ("{n}是谁？", "{n}是做什么的？", "Who is {n}?", "What does {n} do?", "{n}って誰？")
 TOP = 3
@@ -60,34 +60,30 @@ def introduced(workspace: Path) -> list[tuple[str, str, int]]:
 
 def main() -> int:
     args = probe_arguments(__doc__)
-    modes = args.modes
     names = introduced(MEMORIES[args.memory][0])
-    missed: dict[str, dict[str, list[str]]] = {mode: {} for mode in modes}
     with indexed_copy(args.memory, args.provider, "memdir-people-") as (_, mem):
+        asked = Asked(mem, args.modes, list(FRAMES), TOP)
         for name, path, line in names:
             for frame in FRAMES:
-                question = frame.format(n=name)
-                for mode in modes:
-                    hits = mem.search(
-                        question, max_results=TOP, min_score=0.0, mode=mode, refresh=False
-                    ).results
-                    if not any(h.path == path and h.start_line <= line <= h.end_line for h in hits):
-                        missed[mode].setdefault(frame, []).append(name)
-    total = len(names) * len(FRAMES)
-    print(f"{len(names)} names, {total} questions ({len(FRAMES)} frames)")
-    rows = [
-        [mode, total, sum(len(v) for v in missed[mode].values())]
-        + [f"{len(missed[mode].get(frame, ()))}/{len(names)}" for frame in FRAMES]
-        for mode in modes
-    ]
-    print_table(["mode", "questions", f"none in top {TOP}", *FRAMES], rows)
+                asked.ask(
+                    frame,
+                    frame.format(n=name),
+                    lambda h, p=path, n=line: h.path == p and h.start_line <= n <= h.end_line,
+                    name,
+                )
+    asked.print(f"{len(names)} names")
     out = args.out or RESULTS_DIR / f"{results_name(args.memory, 'people')}.json"
     write_probe(
         out,
         "agentmem-people",
         args.memory,
         args.provider,
-        {"names": [n for n, _, _ in names], "frames": list(FRAMES), "top": TOP, "missed": missed},
+        {
+            "names": [n for n, _, _ in names],
+            "questions": asked.asked,
+            "top": TOP,
+            "missed": asked.missed,
+        },
     )
     return 0
 

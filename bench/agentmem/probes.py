@@ -6,14 +6,15 @@ from __future__ import annotations
 import argparse
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 from check import MEMORIES, add_memory_option
 
-from common import Store, environment, write_results
+from common import Store, environment, print_table, write_results
 from memdir.chunking import embed_input
 from memdir.text import match_text
 
@@ -68,3 +69,41 @@ def write_probe(
             "environment": environment(),
         },
     )
+
+
+class Asked:
+    """A probe's questions, frame by frame, asked of ``mem`` in each of ``modes``: how many
+    each frame asked, and per mode the keys of those whose first ``top`` results held no hit."""
+
+    def __init__(self, mem: Any, modes: list[str], frames: list[str], top: int) -> None:
+        self.mem, self.modes, self.frames, self.top = mem, modes, frames, top
+        self.asked = dict.fromkeys(frames, 0)
+        self.missed: dict[str, dict[str, list[str]]] = {mode: {} for mode in modes}
+
+    def ask(
+        self,
+        frame: str,
+        question: str,
+        hit: Callable[[Any], bool],
+        key: str,
+        today: date | None = None,
+    ) -> None:
+        """Ask ``question`` (of ``frame``) in every mode; ``hit`` tells a result that answers."""
+        self.asked[frame] += 1
+        for mode in self.modes:
+            results = self.mem.search(
+                question, max_results=self.top, min_score=0.0, mode=mode, refresh=False, today=today
+            ).results
+            if not any(hit(r) for r in results):
+                self.missed[mode].setdefault(frame, []).append(key)
+
+    def print(self, title: str) -> None:
+        """``title`` and a table: per mode, the questions without a hit, in all and per frame."""
+        total = sum(self.asked.values())
+        print(f"{title}: {total} questions ({len(self.frames)} frames)")
+        rows = [
+            [mode, total, sum(len(v) for v in self.missed[mode].values())]
+            + [f"{len(self.missed[mode].get(f, ()))}/{self.asked[f]}" for f in self.frames]
+            for mode in self.modes
+        ]
+        print_table(["mode", "questions", f"none in top {self.top}", *self.frames], rows)

@@ -3,6 +3,7 @@ replacing upstream's r/(1+r), which collapses to ~0 in small corpora and ~1 in l
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -429,21 +430,9 @@ def test_a_question_naming_a_day_from_today_is_answered_from_that_days_notes(
     tmp_path: Path, question: str, day: str
 ) -> None:
     """Asked on Saturday 2026-08-15 (``today``), yesterday is the 14th."""
-    from datetime import date
-
-    from memdir.search.engine import SearchSettings, run_search
-
-    ws = _daily_logs(tmp_path / "ws")
-    with Memory(ws, overrides={"embedding.provider": "none"}) as mem:
+    with Memory(_daily_logs(tmp_path / "ws"), overrides={"embedding.provider": "none"}) as mem:
         mem.sync()
-        found = run_search(
-            mem.index,
-            question,
-            SearchSettings(mode="keyword"),
-            workspace=ws,
-            stopwords=STOP_WORDS,
-            today=date(2026, 8, 15),
-        )
+        found = mem.search(question, mode="keyword", today=date(2026, 8, 15))
         assert found.results and found.results[0].date == day
 
 
@@ -460,20 +449,10 @@ def test_a_question_naming_a_week_from_today_is_answered_from_that_weeks_notes(
     tmp_path: Path, question: str, week: set[str]
 ) -> None:
     """Asked on Wednesday 2026-08-12: last week is 3-9 August, this week 10-12 August."""
-    from datetime import date
-
-    from memdir.search.engine import SearchSettings, run_search
-
-    ws = _daily_logs(tmp_path / "ws")
-    with Memory(ws, overrides={"embedding.provider": "none"}) as mem:
+    with Memory(_daily_logs(tmp_path / "ws"), overrides={"embedding.provider": "none"}) as mem:
         mem.sync()
-        found = run_search(
-            mem.index,
-            question,
-            SearchSettings(mode="keyword", max_results=6),
-            workspace=ws,
-            stopwords=STOP_WORDS,
-            today=date(2026, 8, 12),
+        found = mem.search(
+            question, mode="keyword", max_results=6, min_score=0.0, today=date(2026, 8, 12)
         )
         assert len(found.results) == 6 and {r.date for r in found.results} <= week
         # a week memory has no note of is searched as its words, as before
