@@ -460,14 +460,13 @@ def _about(index: IndexBackend, name: str, sources: Sequence[str] | None) -> lis
     rows = index.keyword(
         match, ABOUT_PROBE, sources=list(sources) if sources else None, ranked=False
     )
-    return [
-        row
-        for row in rows
-        if is_about(
-            f"# {row.chunk.context}\n{row.chunk.text}" if row.chunk.context else row.chunk.text,
-            name,
-        )
-    ]
+    return [row for row in rows if is_about(_headed(row.chunk), name)]
+
+
+def _headed(row: ChunkRow) -> str:
+    """A chunk's text under its heading path, as a heading line: a section of a person's note
+    (``佐々木 美穂 › 連絡``) is about them though its own lines do not name them."""
+    return f"# {row.context}\n{row.text}" if row.context else row.text
 
 
 def _demote_the_passing(
@@ -479,8 +478,7 @@ def _demote_the_passing(
     about = {
         c.chunk_id
         for c in candidates
-        if (row := rows.get(c.chunk_id)) is not None
-        and is_about(f"# {row.context}\n{row.text}" if row.context else row.text, name)
+        if (row := rows.get(c.chunk_id)) is not None and is_about(_headed(row), name)
     }
     if not about:
         return
@@ -635,7 +633,9 @@ def run_search(
     # Keyword hits and the chunk rows come from one read snapshot, so a sync committing in
     # between cannot pair an id with another version's text. Vector ids from the in-memory
     # matrix that no longer exist in the snapshot simply find no row and are dropped.
-    who = None if asks_about_now(text) or asks_what_it_is(text) else asks_who_it_is(text)
+    about_now = asks_about_now(text)
+    asked_what = None if about_now else asks_what_it_is(text)
+    who = None if about_now or asked_what is not None else asks_who_it_is(text)
     with index.snapshot():
         about = _about(index, who, sources) if who is not None else []
         keyword_hits: list[tuple[int, float]] = []
@@ -722,8 +722,7 @@ def run_search(
     if mode == "vector":
         _demote_other_days(candidates, rows, words_profile)
     _demote_the_unnamed(candidates, rows, body, profile or words_profile, text)
-    about_now = asks_about_now(text)
-    named = None if about_now else asks_what_it_is(text)
+    named = asked_what
     naming = _naming(named, candidates, rows, body) if named is not None else set()
     if named is not None:
         for c in candidates:
