@@ -554,7 +554,10 @@ def test_the_days_a_question_names_from_today() -> None:
     assert days("先週は何をした？") == days("지난주에 뭐 했어?") == days("上个星期") == last
     this = ["2026-11-30", "2026-12-01", "2026-12-02", "2026-12-03", "2026-12-04"]
     assert days("this week's standups") == days("这周的 standup") == days("今週") == this
-    assert days("last weekend") == days("这周五") == []  # no week; 这周五 no day either
+    assert days("last weekend") == []  # no week
+    # a weekday of this week: this Friday, 这周五, 今週の金曜日
+    assert days("this Friday") == days("这周五的会") == days("今週の金曜日") == ["2026-12-04"]
+    assert days("本周一") == days("this Monday") == ["2026-11-30"]
     ((start, end, _), *rest) = named_days("上周的会", friday)
     assert (start, end) == (0, 2) and {(a, b) for a, b, _ in rest} == {(0, 2)}
     # a month: each of its days, without a year when it is named without one
