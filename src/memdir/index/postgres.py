@@ -87,6 +87,7 @@ from memdir.index.store import (
     KeywordRow,
     VectorState,
     dated_keys,
+    spread_ids,
 )
 from memdir.text import fts_document
 from memdir.text.scripts import script_lines
@@ -924,12 +925,11 @@ class PgIndex:
                     "SELECT text FROM memdir_chunks WHERE namespace = %s", (self.namespace,)
                 )
             else:
-                at = [lo + i * (hi - lo + 1) // SCRIPT_SAMPLE for i in range(SCRIPT_SAMPLE)]
                 rows = self.read(
                     "SELECT DISTINCT ON (c.id) c.text FROM unnest(%(at)s::bigint[]) AS a(x)"
                     " CROSS JOIN LATERAL (SELECT id, text FROM memdir_chunks"
                     " WHERE namespace = %(ns)s AND id >= a.x ORDER BY id LIMIT 1) AS c",
-                    {"ns": self.namespace, "at": at},
+                    {"ns": self.namespace, "at": spread_ids(lo, hi)},
                 )
             scripts = self._scripts = dict(script_lines(text for (text,) in rows))
         return dict(scripts)

@@ -79,6 +79,12 @@ is known to a few points from a few hundred chunks, read in milliseconds whateve
 size."""
 
 
+def spread_ids(lo: int, hi: int) -> list[int]:
+    """:data:`SCRIPT_SAMPLE` ids spread evenly from ``lo`` to ``hi``: each stands for the first
+    chunk at or after it, so a sample of an index whose ids have gaps still spans all of it."""
+    return [lo + i * (hi - lo + 1) // SCRIPT_SAMPLE for i in range(SCRIPT_SAMPLE)]
+
+
 MAX_DATED_YEARS = 100
 """How many years back from the newest chunk's a day named without a year is looked up in."""
 
@@ -346,11 +352,10 @@ class Index:
                 if lo is None or self._total <= SCRIPT_SAMPLE:
                     rows = self.conn.execute("SELECT text FROM chunks")
                 else:
-                    at = [lo + i * (hi - lo + 1) // SCRIPT_SAMPLE for i in range(SCRIPT_SAMPLE)]
                     rows = self.conn.execute(
                         "SELECT text FROM chunks WHERE id IN (SELECT (SELECT id FROM chunks"
                         " WHERE id >= j.value ORDER BY id LIMIT 1) FROM json_each(?) AS j)",
-                        (json.dumps(at),),
+                        (json.dumps(spread_ids(lo, hi)),),
                     )
                 texts = [text for (text,) in rows]
                 self._scripts = dict(script_lines(texts))

@@ -130,18 +130,14 @@ def keyword_search(
         return []
     terms, weight, mass, bm25_mass = profile.terms, profile.weights, profile.mass, profile.bm25_mass
     rows = index.keyword(profile.match, limit, sources=sources) if profile.match else []
-    if profile.days:
-        # the chunks of the day the question names, newest first: the daily log of Aug 3
-        # holds no word of "what did I do on Aug 3?"
-        seen = {row.chunk.id for row in rows}
-        rows += [
-            row
-            for row in index.dated(profile.days, limit, sources=sources)[1]
-            if row.chunk.id not in seen
-        ]
-    if also:
-        seen = {row.chunk.id for row in rows}
-        rows += [row for row in also if row.chunk.id not in seen]
+    # the chunks of the day the question names, newest first (the daily log of Aug 3 holds
+    # no word of "what did I do on Aug 3?"), then ``also``
+    dated = index.dated(profile.days, limit, sources=sources)[1] if profile.days else []
+    seen = {row.chunk.id for row in rows}
+    for row in [*dated, *also]:
+        if row.chunk.id not in seen:
+            seen.add(row.chunk.id)
+            rows.append(row)
     if not rows:
         return []
     holds = [term_holder(t, profile.bridges.get(t, ())) for t in terms]
@@ -325,11 +321,12 @@ def query_profile(
     bridged = {t: bridged[t] for t in kept if t in bridged}
     held_by = {t: dfs[t] > 0 or t in bridged for t in kept}
     held = sum(weights[t] for t in kept if held_by[t])
-    absent = sum(weights[t] for t in kept if not held_by[t])
-    lacked_weight = sum(weights[t] * _telling(index, t) for t in kept if not held_by[t])
-    day_df = dated
-    day_weight = presence_idf(total, day_df) * IDENTIFIER_WEIGHT if day_df else 0.0
-    day_bm25 = fts5_idf(total, day_df) * _BM25_COPIES if day_df else 0.0
+    missing = [t for t in kept if not held_by[t]]
+    absent = sum(weights[t] for t in missing)
+    lines = index.script_lines() if any(term_writings(t) for t in missing) else {}
+    lacked_weight = sum(weights[t] * _telling(lines, t) for t in missing)
+    day_weight = presence_idf(total, dated) * IDENTIFIER_WEIGHT if dated else 0.0
+    day_bm25 = fts5_idf(total, dated) * _BM25_COPIES if dated else 0.0
     held += day_weight
     # BM25 sums over the phrases of the MATCH expression, so an identifier written there
     # IDENTIFIER_WEIGHT times weighs as much in BM25's share as in the presence share
@@ -349,7 +346,7 @@ def query_profile(
         lacks_a_name=_lacks_a_name(query, kept, held_by, dfs),
         bridges=bridged,
         absent_share=lacked_weight / (held + lacked_weight) if held > 0 else 0.0,
-        absent=tuple(t for t in kept if not held_by[t]),
+        absent=tuple(missing),
         days=day_keys,
         day_weight=day_weight,
         day_bm25=day_bm25,
@@ -359,18 +356,18 @@ def query_profile(
 _ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
-def _telling(index: IndexBackend, term: str) -> float:
-    """How much it tells that memory lacks ``term``, from 0 to 1: the lines memory writes in
+def _telling(lines: dict[str, int], term: str) -> float:
+    """How much it tells that memory lacks ``term``, from 0 to 1: the ``lines`` memory writes in
     the term's writings (:func:`memdir.text.scripts.term_writings`) against those of the
     writing it uses most. A fact memory holds is written in one of its languages; an English
     word no note uses says the fact is missing where most notes are in English, and next to
     nothing where most are in Japanese, which writes the same fact in Japanese words (the
     residence permit that "expire" asks about is 在留期限 there). Digits and symbols tell in
-    full."""
+    full (:meth:`~memdir.index.backend.IndexBackend.script_lines` is read only when a lacked
+    term has a writing)."""
     writings = term_writings(term)
-    lines = index.script_lines() if writings else {}
     most = max(lines.values(), default=0)
-    if not most:
+    if not writings or not most:
         return 1.0
     return min(1.0, sum(lines.get(w, 0) for w in writings) / most)
 

@@ -22,7 +22,8 @@ _NAME = (
     r"|[\u3005\u3400-\u4dbf\u4e00-\u9fff]{2,4}?\s[\u3005\u3400-\u4dbf\u4e00-\u9fff]{1,3}?)"
 )
 
-_HON = r"(?:さん|様|さま|くん|君|ちゃん|先生|老师|老師|씨|님)?"
+_HONORIFICS = "さん|様|さま|くん|君|ちゃん|先生|老师|老師|씨|님"
+_HON = f"(?:{_HONORIFICS})?"
 _END = r"[\s?？。.!！呀啊呢]*"
 _WHO = [
     re.compile(p + _END)
@@ -44,7 +45,7 @@ _WHO = [
         _NAME + _HON + r"\s*(?:은|는|이|가)?\s*누구(?:야|예요|에요|인가요|지)?",
     )
 ]
-_HONORIFIC = re.compile(r"\s*(?:さん|様|さま|くん|君|ちゃん|先生|老师|老師|씨|님)$")
+_HONORIFIC = re.compile(rf"\s*(?:{_HONORIFICS})$")
 
 
 def asks_who_it_is(query: str) -> str | None:
