@@ -548,6 +548,11 @@ def test_the_days_a_question_names_from_today() -> None:
     assert days("last Monday") == ["2026-11-30"]
     assert days("上周五的会议") == days("先週の金曜日") == ["2026-11-27"]
     assert days("上周一") == ["2026-11-23"]
+    # every way Chinese names the week before names its weekday too, traditional script and
+    # Korean included (上个星期五 named no day, and 지난주 금요일 the whole week)
+    assert days("上个星期五") == days("上個星期五") == days("上礼拜五") == ["2026-11-27"]
+    assert days("上禮拜五") == days("지난주 금요일에 뭐 했어?") == ["2026-11-27"]
+    assert days("这个礼拜一") == days("이번 주 월요일") == days("這禮拜一") == ["2026-11-30"]
     # a week named from today: each of its days, Monday first, this week up to today
     last = [f"2026-11-{d}" for d in range(23, 30)]
     assert days("what did I do last week?") == days("上周做了什么") == last

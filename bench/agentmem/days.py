@@ -5,9 +5,10 @@ that day's log among the first three results of each mode?
 
 Agents ask "what did I do on Aug 3?" and "8月3日的 standup 说了什么？" of a memory of daily logs
 (``memory/YYYY-MM-DD.md``); the bench's graded questions name a day in words only a few times,
-so this asks of every day in eight frames: the day alone in several forms, the day with the
+so this asks of every day in ten frames: the day alone in several forms, the day with the
 topic of an entry most days have (standup, 午饭; asked only of the days whose log holds that
-word), and "yesterday" asked the day after (``Memory.search(today=…)``). Then every week with a log, in five frames
+word), "yesterday" asked the day after (``Memory.search(today=…)``), and its weekday of last
+week (``上个星期五做了什么？``, ``지난주 금요일에 뭐 했어?``) asked a week after. Then every week with a log, in five frames
 that name it from a day of the next week or of itself (``what did I do last week?``,
 ``上周做了什么？``, ``先週は何をした？`` asked on the next Wednesday, ``what did I do this week?``
 and ``这周的 standup 说了什么？`` on its Friday): is a chunk of that week, up to that day, among
@@ -39,9 +40,16 @@ FRAMES = (
     ("{month}月{day}号和谁吃的午饭？", "午饭"),
     ("what did I do yesterday?", ""),
     ("昨天做了什么？", ""),
+    ("上个星期{zh_weekday}做了什么？", ""),
+    ("지난주 {ko_weekday}요일에 뭐 했어?", ""),
 )
-RELATIVE = {"what did I do yesterday?", "昨天做了什么？"}
-"""Asked the day after (``today``): what a session the next morning would ask."""
+RELATIVE = {
+    "what did I do yesterday?": 1,
+    "昨天做了什么？": 1,
+    "上个星期{zh_weekday}做了什么？": 7,
+    "지난주 {ko_weekday}요일에 뭐 했어?": 7,
+}
+"""Asked this many days after (``today``): the next morning, or the same weekday a week on."""
 WEEK_FRAMES = (
     ("what did I do last week?", 9, ""),
     ("上周做了什么？", 9, ""),
@@ -76,9 +84,15 @@ def main() -> int:
                 if topic and topic not in text:
                     continue
                 question = frame.format(
-                    iso=day.isoformat(), mon=day.strftime("%b"), month=day.month, day=day.day
+                    iso=day.isoformat(),
+                    mon=day.strftime("%b"),
+                    month=day.month,
+                    day=day.day,
+                    zh_weekday="一二三四五六日"[day.weekday()],
+                    ko_weekday="월화수목금토일"[day.weekday()],
                 )
-                today = day + timedelta(days=1) if frame in RELATIVE else None
+                after = RELATIVE.get(frame)
+                today = day + timedelta(days=after) if after else None
                 days.ask(frame, question, lambda h, p=path: h.path == p, day.isoformat(), today)
         weeks = Asked(mem, args.modes, [frame for frame, _, _ in WEEK_FRAMES], TOP)
         for monday in sorted({d - timedelta(days=d.weekday()) for d in texts}):

@@ -253,27 +253,34 @@ _WEEKDAY_NUMBER = {
     **{w: i for i, w in enumerate("一二三四五六日")},
     "天": 6,
     **{w: i for i, w in enumerate("月火水木金土日")},
+    **{w: i for i, w in enumerate("월화수목금토일")},
 }
+_ZH_LAST_WEEK = "上周|上週|上星期|上个星期|上個星期|上礼拜|上禮拜|上个礼拜|上個禮拜"
+_ZH_THIS_WEEK = (
+    "这周|這週|本周|本週|这星期|這星期|这个星期|這個星期|这礼拜|這禮拜|这个礼拜|這個禮拜"
+)
+"""How Chinese names the week before this one and this week: one list for a weekday of them
+(上个星期五) and for the whole week (上个星期), so that no form is one and not the other."""
+
 _RELATIVE_DAY = re.compile(
     # yesterday / 昨天 …, and a weekday of the week before (last Friday, 上周五, 先週の金曜日)
     r"(?i:\b(?P<back2>the\s+day\s+before\s+yesterday)\b|\b(?P<back1>yesterday)\b"
     r"|\b(?P<back0>today)\b|\blast\s+(?P<en>mon|tues|wednes|thurs|fri|satur|sun)day\b"
     r"|\bthis\s+(?P<en_this>mon|tues|wednes|thurs|fri|satur|sun)day\b)"
     r"|(?P<zh2>前天|一昨日|おととい)|(?P<zh1>昨天|昨日|きのう|어제)|(?P<zh0>今天|今日|きょう|오늘)"
-    r"|(?:上周|上星期|上礼拜|上週)(?P<zh>[一二三四五六日天])"
-    r"|先週の?(?P<ja>[月火水木金土日])曜日?"
-    # and of this week: this Friday, 这周五, 今週の金曜日
-    r"|(?:这周|這週|本周|本週|这星期|这个星期|這個星期|这礼拜)(?P<zh_this>[一二三四五六日天])"
-    r"|今週の?(?P<ja_this>[月火水木金土日])曜日?"
+    rf"|(?:{_ZH_LAST_WEEK})(?P<zh>[一二三四五六日天])"
+    r"|先週の?(?P<ja>[月火水木金土日])曜日?|지난\s?주\s?(?P<ko>[월화수목금토일])요일"
+    # and of this week: this Friday, 这周五, 今週の金曜日, 이번 주 금요일
+    rf"|(?:{_ZH_THIS_WEEK})(?P<zh_this>[一二三四五六日天])"
+    r"|今週の?(?P<ja_this>[月火水木金土日])曜日?|이번\s?주\s?(?P<ko_this>[월화수목금토일])요일"
 )
 
 
 _RELATIVE_WEEK = re.compile(
     # last week / this week, 上周 / 这周, 先週 / 今週, 지난주 / 이번 주 (not 上周五: a day)
     r"(?i:\b(?:(?P<last>last)|this)\s+week\b)"
-    r"|(?:(?P<zh_last>上周|上星期|上个星期|上礼拜|上個星期|上週|先週|지난\s?주)"
-    r"|这周|這週|本周|本週|这个星期|這個星期|这星期|这礼拜|今週|이번\s?주)"
-    r"(?!\s*[一二三四五六日天]|の?[月火水木金土日]曜)"
+    rf"|(?:(?P<zh_last>{_ZH_LAST_WEEK}|先週|지난\s?주)|{_ZH_THIS_WEEK}|今週|이번\s?주)"
+    r"(?!\s*[一二三四五六日天]|の?[月火水木金土日]曜|\s?[월화수목금토일]요일)"
 )
 
 
@@ -345,13 +352,13 @@ def _relative_day(m: re.Match[str], today: date) -> date:
     if m["en"]:  # last Friday: the latest Friday before today
         ago = (today.weekday() - _WEEKDAY_NUMBER[m["en"].lower()]) % 7
         return today - timedelta(days=ago or 7)
-    this = m["en_this"] or m["zh_this"] or m["ja_this"]
+    this = m["en_this"] or m["zh_this"] or m["ja_this"] or m["ko_this"]
     if this:  # this Friday, 这周五, 今週の金曜日: that weekday of this calendar week
         monday = today - timedelta(days=today.weekday())
         return monday + timedelta(days=_WEEKDAY_NUMBER[this.lower()])
     # 上周五, 先週の金曜日: that weekday of the calendar week before this one
     monday = today - timedelta(days=today.weekday() + 7)
-    return monday + timedelta(days=_WEEKDAY_NUMBER[m["zh"] or m["ja"]])
+    return monday + timedelta(days=_WEEKDAY_NUMBER[m["zh"] or m["ja"] or m["ko"]])
 
 
 def named_days(text: str, today: date | None = None) -> list[tuple[int, int, str]]:
@@ -362,8 +369,9 @@ def named_days(text: str, today: date | None = None) -> list[tuple[int, int, str
     lower-case "may" after a number is no month. With ``today``, also the days named from it:
     yesterday, the day before yesterday, today, last Friday (the latest Friday before today),
     and in Chinese, Japanese and Korean 昨天, 前天, 今天, 昨日, 一昨日, 어제, 오늘, and 上周五,
-    先週の金曜日 (that weekday of the week before this one, weeks starting on Monday), this
-    Friday, 这周五, 今週の金曜日 (that weekday of this week). A week
+    上个星期五, 先週の金曜日, 지난주 금요일 (that weekday of the week before this one, weeks
+    starting on Monday), this Friday, 这周五, 今週の金曜日, 이번 주 금요일 (that weekday of
+    this week). A week
     named from today (last week, this week, 上周, 这周, 先週, 今週, 지난주, 이번 주) names each
     of its days, up to today, with the same span; so does a month: named (in September,
     during Sept 2026, 9月, 9月份, 2026年9月; an English month only after such a word, as
