@@ -553,6 +553,18 @@ def test_the_days_a_question_names_from_today() -> None:
     assert days("上个星期五") == days("上個星期五") == days("上礼拜五") == ["2026-11-27"]
     assert days("上禮拜五") == days("지난주 금요일에 뭐 했어?") == ["2026-11-27"]
     assert days("这个礼拜一") == days("이번 주 월요일") == days("這禮拜一") == ["2026-11-30"]
+    # and ahead, as a replayed conversation (or a plan headed by its day) asks: tomorrow, the
+    # day after, a weekday of next week, next week and next month
+    assert days("what's the plan for tomorrow?") == days("明天有什么安排") == ["2026-12-05"]
+    assert days("明日の予定") == days("내일 회의") == ["2026-12-05"]
+    assert days("the day after tomorrow") == days("后天") == days("明後日") == ["2026-12-06"]
+    assert days("下周五") == days("下个星期五") == days("来週の金曜日") == ["2026-12-11"]
+    assert days("다음 주 금요일") == ["2026-12-11"] and days("明日香さんに連絡") == []
+    following = [f"2026-12-{d:02d}" for d in range(7, 14)]
+    assert days("what's on next week?") == days("下周有什么安排") == days("来週") == following
+    january = [f"2027-01-{d:02d}" for d in range(1, 32)]
+    assert days("next month") == days("下个月") == days("来月") == days("다음 달") == january
+    assert days("next Friday") == []  # this week's Friday as often as the next one's
     # a week named from today: each of its days, Monday first, this week up to today
     last = [f"2026-11-{d}" for d in range(23, 30)]
     assert days("what did I do last week?") == days("上周做了什么") == last

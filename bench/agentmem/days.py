@@ -5,14 +5,18 @@ that day's log among the first three results of each mode?
 
 Agents ask "what did I do on Aug 3?" and "8月3日的 standup 说了什么？" of a memory of daily logs
 (``memory/YYYY-MM-DD.md``); the bench's graded questions name a day in words only a few times,
-so this asks of every day in ten frames: the day alone in several forms, the day with the
-topic of an entry most days have (standup, 午饭; asked only of the days whose log holds that
-word), "yesterday" asked the day after (``Memory.search(today=…)``), and its weekday of last
-week (``上个星期五做了什么？``, ``지난주 금요일에 뭐 했어?``) asked a week after. Then every week with a log, in five frames
-that name it from a day of the next week or of itself (``what did I do last week?``,
-``上周做了什么？``, ``先週は何をした？`` asked on the next Wednesday, ``what did I do this week?``
-and ``这周的 standup 说了什么？`` on its Friday): is a chunk of that week, up to that day, among
-the first three? It uses no question of the bench, so it is no test half. No score floor.
+so this asks of every day in thirteen frames: the day alone in several forms, the day with
+the topic of an entry most days have (standup, 午饭; asked only of the days whose log holds
+that word), "yesterday" asked the day after (``Memory.search(today=…)``), its weekday of last
+week (``上个星期五做了什么？``, ``지난주 금요일에 뭐 했어?``) asked a week after, and
+"tomorrow" and its weekday of next week (``下周五有什么安排？``) asked the day or the week
+before, as a replayed conversation asks them. Then every week with a log, in seven frames
+that name it from a day of the week before, of the next week or of itself (``what did I do
+last week?``, ``上周做了什么？``, ``先週は何をした？`` asked on the next Wednesday, ``what did I
+do this week?`` and ``这周的 standup 说了什么？`` on its Friday, ``下周有什么安排？`` on the
+Wednesday before): is a chunk of that week, up to that day, among the first three? Then every
+month, in eight frames (``9月做了什么？``, ``last month``, ``下个月有什么安排？`` …). It uses no
+question of the bench, so it is no test half. No score floor.
 Writes ``bench/results/agentmem[-designer]-days.json``.
 """
 
@@ -42,23 +46,32 @@ FRAMES = (
     ("昨天做了什么？", ""),
     ("上个星期{zh_weekday}做了什么？", ""),
     ("지난주 {ko_weekday}요일에 뭐 했어?", ""),
+    ("what's the plan for tomorrow?", ""),
+    ("明天有什么安排？", ""),
+    ("下周{zh_weekday}有什么安排？", ""),
 )
 RELATIVE = {
     "what did I do yesterday?": 1,
     "昨天做了什么？": 1,
     "上个星期{zh_weekday}做了什么？": 7,
     "지난주 {ko_weekday}요일에 뭐 했어?": 7,
+    "what's the plan for tomorrow?": -1,
+    "明天有什么安排？": -1,
+    "下周{zh_weekday}有什么安排？": -7,
 }
-"""Asked this many days after (``today``): the next morning, or the same weekday a week on."""
+"""Asked this many days after (``today``; before, when negative): the next morning, the same
+weekday a week on, the day before, or a week before."""
 WEEK_FRAMES = (
     ("what did I do last week?", 9, ""),
     ("上周做了什么？", 9, ""),
     ("先週は何をした？", 9, ""),
     ("what did I do this week?", 4, ""),
     ("这周的 standup 说了什么？", 4, "standup"),
+    ("what's on next week?", -5, ""),
+    ("下周有什么安排？", -5, ""),
 )
-"""A question naming a week from today, the day it is asked (days after the week's Monday),
-and the word a log of the week must hold for it to be asked."""
+"""A question naming a week from today, the day it is asked (days after the week's Monday;
+before it, when negative), and the word a log of the week must hold for it to be asked."""
 MONTH_FRAMES = (
     ("what did I do in {month}?", None),
     ("{m}月做了什么？", None),
@@ -66,8 +79,11 @@ MONTH_FRAMES = (
     ("what did I do last month?", 40),
     ("上个月做了什么？", 40),
     ("这个月做了什么？", 19),
+    ("下个月有什么安排？", -10),
+    ("what's planned for next month?", -10),
 )
-"""A question naming a month, and the day it is asked (days after the month's first; ``None``:
+"""A question naming a month, and the day it is asked (days after the month's first, or before
+it when negative; ``None``:
 any day, as a month named by name needs none)."""
 TOP = 3
 
@@ -97,7 +113,8 @@ def main() -> int:
         weeks = Asked(mem, args.modes, [frame for frame, _, _ in WEEK_FRAMES], TOP)
         for monday in sorted({d - timedelta(days=d.weekday()) for d in texts}):
             for frame, after, topic in WEEK_FRAMES:
-                week = {(monday + timedelta(n)).isoformat() for n in range(min(after, 6) + 1)}
+                span = 6 if after < 0 else min(after, 6)  # asked before it: all of it
+                week = {(monday + timedelta(n)).isoformat() for n in range(span + 1)}
                 logged = [texts[d] for d in map(date.fromisoformat, week) if d in texts]
                 if not any(topic in text for text in logged):
                     continue

@@ -259,44 +259,57 @@ _ZH_LAST_WEEK = "上周|上週|上星期|上个星期|上個星期|上礼拜|上
 _ZH_THIS_WEEK = (
     "这周|這週|本周|本週|这星期|這星期|这个星期|這個星期|这礼拜|這禮拜|这个礼拜|這個禮拜"
 )
-"""How Chinese names the week before this one and this week: one list for a weekday of them
-(上个星期五) and for the whole week (上个星期), so that no form is one and not the other."""
+_ZH_NEXT_WEEK = "下周|下週|下星期|下个星期|下個星期|下礼拜|下禮拜|下个礼拜|下個禮拜"
+"""How Chinese names the week before this one, this week and the next: one list for a weekday
+of them (上个星期五) and for the whole week (上个星期), so that no form is one and not the
+other."""
 
 _RELATIVE_DAY = re.compile(
     # yesterday / 昨天 …, and a weekday of the week before (last Friday, 上周五, 先週の金曜日)
     r"(?i:\b(?P<back2>the\s+day\s+before\s+yesterday)\b|\b(?P<back1>yesterday)\b"
-    r"|\b(?P<back0>today)\b|\blast\s+(?P<en>mon|tues|wednes|thurs|fri|satur|sun)day\b"
+    r"|\b(?P<back0>today)\b|\b(?P<ahead2>the\s+day\s+after\s+tomorrow)\b"
+    r"|\b(?P<ahead1>tomorrow)\b|\blast\s+(?P<en>mon|tues|wednes|thurs|fri|satur|sun)day\b"
     r"|\bthis\s+(?P<en_this>mon|tues|wednes|thurs|fri|satur|sun)day\b)"
     r"|(?P<zh2>前天|一昨日|おととい)|(?P<zh1>昨天|昨日|きのう|어제)|(?P<zh0>今天|今日|きょう|오늘)"
+    r"|(?P<zh_ahead2>后天|後天|明後日|あさって|모레)|(?P<zh_ahead1>明天|明日(?!香)|あした|あす|내일)"
     rf"|(?:{_ZH_LAST_WEEK})(?P<zh>[一二三四五六日天])"
     r"|先週の?(?P<ja>[月火水木金土日])曜日?|지난\s?주\s?(?P<ko>[월화수목금토일])요일"
     # and of this week: this Friday, 这周五, 今週の金曜日, 이번 주 금요일
     rf"|(?:{_ZH_THIS_WEEK})(?P<zh_this>[一二三四五六日天])"
     r"|今週の?(?P<ja_this>[月火水木金土日])曜日?|이번\s?주\s?(?P<ko_this>[월화수목금토일])요일"
+    # and of next week: 下周五, 来週の金曜日, 다음 주 금요일 (not "next Friday": English says
+    # it of this week's Friday as often as of the next one's)
+    rf"|(?:{_ZH_NEXT_WEEK})(?P<zh_next>[一二三四五六日天])"
+    r"|来週の?(?P<ja_next>[月火水木金土日])曜日?|다음\s?주\s?(?P<ko_next>[월화수목금토일])요일"
 )
 
 
 _RELATIVE_WEEK = re.compile(
-    # last week / this week, 上周 / 这周, 先週 / 今週, 지난주 / 이번 주 (not 上周五: a day)
-    r"(?i:\b(?:(?P<last>last)|this)\s+week\b)"
-    rf"|(?:(?P<zh_last>{_ZH_LAST_WEEK}|先週|지난\s?주)|{_ZH_THIS_WEEK}|今週|이번\s?주)"
+    # last / this / next week, 上周 / 这周 / 下周, 先週 / 今週 / 来週, 지난주 / 이번 주 / 다음 주
+    # (not 上周五: a day)
+    r"(?i:\b(?:(?P<last>last)|this|(?P<next>next))\s+week\b)"
+    rf"|(?:(?P<zh_last>{_ZH_LAST_WEEK}|先週|지난\s?주)|{_ZH_THIS_WEEK}|今週|이번\s?주"
+    rf"|(?P<zh_next>{_ZH_NEXT_WEEK}|来週|다음\s?주))"
     r"(?!\s*[一二三四五六日天]|の?[月火水木金土日]曜|\s?[월화수목금토일]요일)"
 )
 
 
 def _relative_week(m: re.Match[str], today: date) -> list[date]:
     """The days a match of :data:`_RELATIVE_WEEK` names, seen from ``today``: Monday to
-    Sunday of the week before this one, or this week's Monday to today."""
+    Sunday of the week before this one or of the next, or this week's Monday to today."""
     monday = today - timedelta(days=today.weekday())
     if m["last"] or m["zh_last"]:
         return [monday - timedelta(days=7 - n) for n in range(7)]
+    if m["next"] or m["zh_next"]:
+        return [monday + timedelta(days=7 + n) for n in range(7)]
     return [monday + timedelta(days=n) for n in range(today.weekday() + 1)]
 
 
 _RELATIVE_MONTH = re.compile(
-    # last month / this month, 上个月 / 这个月, 先月 / 今月, 지난달 / 이번 달
-    r"(?i:\b(?:(?P<last>last)|this)\s+month\b)"
+    # last / this / next month, 上个月 / 这个月 / 下个月, 先月 / 今月 / 来月, 지난달 / 이번 달 / 다음 달
+    r"(?i:\b(?:(?P<last>last)|this|(?P<next>next))\s+month\b)"
     r"|(?P<zh_last>上个月|上個月|上月|先月|지난\s?달)|这个月|這個月|本月|今月|이번\s?달"
+    r"|(?P<zh_next>下个月|下個月|下月|来月|다음\s?달)"
 )
 _MONTH_WORD = re.compile(
     # in September, during Sept 2026: an English month only after a word that makes it one
@@ -338,6 +351,9 @@ def _named_months(text: str, today: date | None) -> list[tuple[int, int, str]]:
             if m["last"] or m["zh_last"]:
                 last = today.replace(day=1) - timedelta(days=1)
                 days = _days_of_month(last.year, last.month)
+            elif m["next"] or m["zh_next"]:
+                after = (today.replace(day=28) + timedelta(days=4)).replace(day=1)
+                days = _days_of_month(after.year, after.month)
             else:
                 days = _days_of_month(today.year, today.month, until=today)
             found += [(m.start(), m.end(), day) for day in days]
@@ -349,6 +365,9 @@ def _relative_day(m: re.Match[str], today: date) -> date:
     for back in (2, 1, 0):
         if m[f"back{back}"] or m[f"zh{back}"]:
             return today - timedelta(days=back)
+    for ahead in (1, 2):
+        if m[f"ahead{ahead}"] or m[f"zh_ahead{ahead}"]:
+            return today + timedelta(days=ahead)
     if m["en"]:  # last Friday: the latest Friday before today
         ago = (today.weekday() - _WEEKDAY_NUMBER[m["en"].lower()]) % 7
         return today - timedelta(days=ago or 7)
@@ -356,6 +375,10 @@ def _relative_day(m: re.Match[str], today: date) -> date:
     if this:  # this Friday, 这周五, 今週の金曜日: that weekday of this calendar week
         monday = today - timedelta(days=today.weekday())
         return monday + timedelta(days=_WEEKDAY_NUMBER[this.lower()])
+    following = m["zh_next"] or m["ja_next"] or m["ko_next"]
+    if following:  # 下周五, 来週の金曜日: that weekday of the calendar week after this one
+        monday = today - timedelta(days=today.weekday() - 7)
+        return monday + timedelta(days=_WEEKDAY_NUMBER[following])
     # 上周五, 先週の金曜日: that weekday of the calendar week before this one
     monday = today - timedelta(days=today.weekday() + 7)
     return monday + timedelta(days=_WEEKDAY_NUMBER[m["zh"] or m["ja"] or m["ko"]])
@@ -367,16 +390,18 @@ def named_days(text: str, today: date | None = None) -> list[tuple[int, int, str
     day without a year) for ``8/3（周一）``, ``8月3日``, ``Aug 3``, ``3 August``, which name that
     day of any year. A bare ``M/D`` of one digit each needs a weekday after it, as in headings;
     lower-case "may" after a number is no month. With ``today``, also the days named from it:
-    yesterday, the day before yesterday, today, last Friday (the latest Friday before today),
-    and in Chinese, Japanese and Korean 昨天, 前天, 今天, 昨日, 一昨日, 어제, 오늘, and 上周五,
-    上个星期五, 先週の金曜日, 지난주 금요일 (that weekday of the week before this one, weeks
-    starting on Monday), this Friday, 这周五, 今週の金曜日, 이번 주 금요일 (that weekday of
-    this week). A week
-    named from today (last week, this week, 上周, 这周, 先週, 今週, 지난주, 이번 주) names each
-    of its days, up to today, with the same span; so does a month: named (in September,
+    yesterday, the day before yesterday, today, tomorrow, the day after tomorrow, last Friday
+    (the latest Friday before today), and in Chinese, Japanese and Korean 昨天, 前天, 今天,
+    明天, 后天, 昨日, 一昨日, 明日, 明後日, 어제, 오늘, 내일, 모레; 上周五, 上个星期五,
+    先週の金曜日, 지난주 금요일 (that weekday of the week before this one, weeks starting on
+    Monday); this Friday, 这周五, 今週の金曜日, 이번 주 금요일 (that weekday of this week);
+    下周五, 来週の金曜日, 다음 주 금요일 (that weekday of next week; not "next Friday", which
+    English says of this week's Friday as often). A week named from today (last, this or next
+    week, 上周, 这周, 下周, 先週, 今週, 来週, 지난주, 이번 주, 다음 주) names each of its days
+    (this week's up to today) with the same span; so does a month: named (in September,
     during Sept 2026, 9月, 9月份, 2026年9月; an English month only after such a word, as
-    "May I" is none), or from today (last month, this month up to today, 上个月, 这个月,
-    先月, 今月, 지난달, 이번 달)."""
+    "May I" is none), or from today (last month, this month up to today, next month, 上个月,
+    这个月, 下个月, 先月, 今月, 来月, 지난달, 이번 달, 다음 달)."""
     found: list[tuple[int, int, str]] = [(at, at + 10, iso) for at, iso in _dates(text)]
     if today is not None:
         found += [

@@ -424,6 +424,9 @@ def test_a_day_no_note_is_dated_is_searched_as_its_words(tmp_path: Path) -> None
         ("前天和谁吃的午饭？", "2026-08-13"),
         ("what did I do last Monday?", "2026-08-10"),
         ("上周三做了什么？", "2026-08-05"),
+        ("what's the plan for tomorrow?", "2026-08-16"),
+        ("明天的 standup 说什么？", "2026-08-16"),
+        ("下周三有什么安排？", "2026-08-19"),
     ],
 )
 def test_a_question_naming_a_day_from_today_is_answered_from_that_days_notes(
@@ -443,6 +446,8 @@ def test_a_question_naming_a_day_from_today_is_answered_from_that_days_notes(
         ("上周做了什么？", {f"2026-08-{d:02d}" for d in range(3, 10)}),
         ("先週のランチは？", {f"2026-08-{d:02d}" for d in range(3, 10)}),
         ("this week's standups", {f"2026-08-{d:02d}" for d in range(10, 13)}),
+        ("下周有什么安排？", {f"2026-08-{d:02d}" for d in range(17, 24)}),
+        ("what's on next week?", {f"2026-08-{d:02d}" for d in range(17, 24)}),
     ],
 )
 def test_a_question_naming_a_week_from_today_is_answered_from_that_weeks_notes(
