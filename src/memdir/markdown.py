@@ -21,6 +21,7 @@ from datetime import date, timedelta
 __all__ = [
     "Heading",
     "MarkdownDoc",
+    "days_from",
     "file_date",
     "first_date",
     "heading_date",
@@ -384,7 +385,18 @@ def _relative_day(m: re.Match[str], today: date) -> date:
     return monday + timedelta(days=_WEEKDAY_NUMBER[m["zh"] or m["ja"] or m["ko"]])
 
 
-def named_days(text: str, today: date | None = None) -> list[tuple[int, int, str]]:
+def days_from(text: str, today: date) -> list[tuple[int, int, str]]:
+    """``(start, end, day)`` of each day ``text`` names one by one counted from ``today``
+    (yesterday, 明天, 上周五, 下周二, 今週の金曜日 …; see :func:`named_days`), not by date."""
+    return [
+        (m.start(), m.end(), _relative_day(m, today).isoformat())
+        for m in _RELATIVE_DAY.finditer(text)
+    ]
+
+
+def named_days(
+    text: str, today: date | None = None, *, single: bool = False
+) -> list[tuple[int, int, str]]:
     """``(start, end, day)`` of each date ``text`` names, in any of the forms
     :func:`heading_date` reads: ``day`` is ``YYYY-MM-DD``, or ``--MM-DD`` (ISO 8601's month and
     day without a year) for ``8/3（周一）``, ``8月3日``, ``Aug 3``, ``3 August``, which name that
@@ -401,16 +413,14 @@ def named_days(text: str, today: date | None = None) -> list[tuple[int, int, str
     (this week's up to today) with the same span; so does a month: named (in September,
     during Sept 2026, 9月, 9月份, 2026年9月; an English month only after such a word, as
     "May I" is none), or from today (last month, this month up to today, next month, 上个月,
-    这个月, 下个月, 先月, 今月, 来月, 지난달, 이번 달, 다음 달)."""
+    这个月, 下个月, 先月, 今月, 来月, 지난달, 이번 달, 다음 달). With ``single``, only the
+    days named one by one, no week's or month's."""
     found: list[tuple[int, int, str]] = [(at, at + 10, iso) for at, iso in _dates(text)]
     if today is not None:
-        found += [
-            (m.start(), m.end(), _relative_day(m, today).isoformat())
-            for m in _RELATIVE_DAY.finditer(text)
-        ]
+        found += days_from(text, today)
         found += [
             (m.start(), m.end(), day.isoformat())
-            for m in _RELATIVE_WEEK.finditer(text)
+            for m in (() if single else _RELATIVE_WEEK.finditer(text))
             for day in _relative_week(m, today)
         ]
     for m in _WRITTEN_DATE.finditer(text):
@@ -418,6 +428,8 @@ def named_days(text: str, today: date | None = None) -> list[tuple[int, int, str
             continue  # inside an ISO date
         if day := _written_day(m):
             found.append((m.start(), m.end(), day))
+    if single:
+        return sorted(found)
     spans = [(a, b) for a, b, _ in found]
     found += [
         (a, b, day)

@@ -399,21 +399,26 @@ def test_a_question_that_is_only_a_day_lists_that_days_entries(tmp_path: Path) -
     assert [r.start_line for r in found.results] == [3, 6, 9]  # in the day's order
 
 
-def test_a_day_no_note_is_dated_is_searched_as_its_words(tmp_path: Path) -> None:
-    """A store of undated paragraphs writes its dates in the text."""
+def test_a_day_no_note_is_dated_is_found_where_a_note_names_it(tmp_path: Path) -> None:
+    """A store of undated paragraphs writes its dates in the text: the paragraph naming the
+    day holds it; a day no note is dated or names is searched as its words."""
     ws = write_notes(
         tmp_path / "ws",
         {
             "memory/docs/a.md": "On May 7, 1945 Germany signed the surrender at Reims.\n",
             "memory/docs/b.md": "Reims is a city in the Champagne region.\n",
+            "memory/docs/c.md": "In 1945 the war in Europe ended on 8 May.\n",
         },
     )
     with Memory(ws, overrides={"embedding.provider": "none"}) as mem:
         mem.sync()
         profile = query_profile(mem.index, "what happened on May 7, 1945 at Reims?")
-        assert profile is not None and profile.days == ()
+        assert profile is not None and profile.days == ("1945-05-07",)
+        assert [row.chunk.path for row in profile.naming] == ["memory/docs/a.md"]
         hits = mem.search("what happened on May 7, 1945 at Reims?", mode="keyword")
-    assert hits[0].path == "memory/docs/a.md"
+        assert hits.results[0].path == "memory/docs/a.md"
+        profile = query_profile(mem.index, "what happened on June 6, 1944 in Normandy?")
+        assert profile is not None and profile.days == () and "1944" in profile.terms
 
 
 @pytest.mark.parametrize(

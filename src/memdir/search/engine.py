@@ -368,10 +368,12 @@ def _dated_chunks(
     sources: Sequence[str] | None,
 ) -> list[tuple[int, float]]:
     """For vector search, up to ``limit`` chunks dated a day the question names in words
-    (``Aug 3``, ``8月3日``), newest first: to an embedder a date is noise, as a code is."""
+    (``Aug 3``, ``8月3日``), newest first, and those naming it in their text
+    (:attr:`QueryProfile.naming`): to an embedder a date is noise, as a code is."""
     if profile is None or not profile.days:
         return []
     rows = index.dated(profile.days, limit, sources=list(sources) if sources else None)[1]
+    rows += [r for r in profile.naming if not sources or r.chunk.source in sources]
     return [(row.chunk.id, 0.0) for row in rows]
 
 
@@ -379,13 +381,15 @@ def _demote_other_days(
     candidates: Sequence[Candidate], rows: dict[int, ChunkRow], profile: QueryProfile | None
 ) -> None:
     """In vector search, multiply by :data:`OTHER_DAY_FACTOR` the score of each candidate
-    not dated a day the question names (when memory holds one); keyword search weighs the
+    not dated a day the question names (when memory holds one), nor naming in its text one no
+    chunk is dated (:attr:`QueryProfile.naming`); keyword search weighs the
     day as a term (:attr:`QueryProfile.day_weight`), and hybrid search through it."""
     if profile is None or not profile.days:
         return
+    naming = {row.chunk.id for row in profile.naming} - profile.aside
     for c in candidates:
         row = rows.get(c.chunk_id)
-        if row is not None and row.date not in profile.days:
+        if row is not None and row.date not in profile.days and row.id not in naming:
             c.score *= OTHER_DAY_FACTOR
 
 

@@ -12,6 +12,7 @@ from memdir.chunking import embed_input
 from memdir.index import ChunkRow, KeywordRow
 from memdir.index.backend import IndexBackend
 from memdir.markdown import named_days
+from memdir.search.mentions import naming_chunks
 from memdir.text import (
     bilingual,
     bridge_term,
@@ -70,6 +71,15 @@ carry the word (告, 警 and 告警), and alone it matches unrelated words (目 
 HEADING_BONUS = 0.3
 """How far a chunk whose heading path holds the query's terms moves towards a score of 1: an
 entry titled ``### 08:30 - OPS-1324`` is about OPS-1324, one that mentions it in passing is not."""
+
+
+NAMING_SHARE = 0.5
+"""How much of a day the question names a chunk holds that names the day in its text without
+being dated it, when some chunk is dated it (:attr:`QueryProfile.aside`), as a share of what a
+chunk dated it holds: the log of Aug 3 answers "what did I do on Aug 3?" before the plan made
+on Aug 1. bench/agentmem/days.py and plans.py: at 0.75, hybrid lost the day's log from the
+first three for 8 more of 633 questions on the engineer's memory; at 0.5, for none, and the
+plans were as often among the first three (22 of 83 missed, 15 of 74 on the designer's)."""
 
 
 def term_weight(term: str) -> float:
@@ -133,6 +143,11 @@ def keyword_search(
     # the chunks of the day the question names, newest first (the daily log of Aug 3 holds
     # no word of "what did I do on Aug 3?"), then ``also``
     dated = index.dated(profile.days, limit, sources=sources)[1] if profile.days else []
+    naming = {row.chunk.id for row in profile.naming}
+    if sources:
+        dated += [row for row in profile.naming if row.chunk.source in sources]
+    else:
+        dated += profile.naming
     seen = {row.chunk.id for row in rows}
     for row in [*dated, *also]:
         if row.chunk.id not in seen:
@@ -154,6 +169,10 @@ def keyword_search(
             if row.chunk.date in profile.days:
                 share += profile.day_weight
                 rank -= profile.day_bm25  # as a term held once in a chunk of average length
+            elif row.chunk.id in naming:
+                held_day = NAMING_SHARE if row.chunk.id in profile.aside else 1.0
+                share += profile.day_weight * held_day
+                rank -= profile.day_bm25 * held_day
             share = share / mass if mass else 0.0
         score = PRESENCE_WEIGHT * min(1.0, share) + (1 - PRESENCE_WEIGHT) * coverage_score(
             rank, bm25_mass
@@ -213,11 +232,10 @@ class QueryProfile:
     days: tuple[str, ...] = ()
     """The days (``YYYY-MM-DD``) the query names in words (``Aug 3``, ``8月3日``, ``9/8（火）``,
     yesterday, each day of last week, 上周, September or 9月; not ISO dates, which notes
-    write as the query does and FTS5 matches) when some chunk is dated one of them
-    (:func:`memdir.markdown.named_days`); a day or month named without a year is in the year
-    of the newest such day memory has a note of. Their words are no terms; days no chunk is
-    dated are searched as their words (a store of undated paragraphs writes "May 7, 1945" in
-    its text). A month's words are no terms either: "in November" of a question that asks
+    write as the query does and FTS5 matches) when some chunk is dated one of them, or names
+    one in its text (:attr:`naming`; :func:`memdir.markdown.named_days`); a day or month
+    named without a year is in the year of the newest such day memory has a note of. Their
+    words are no terms; days no chunk is dated or names are searched as their words. A month's words are no terms either: "in November" of a question that asks
     about a push planned for November, in a note written in October, loses that note a
     place (bench/agentmem, the engineer's tuning half, hybrid 3rd → 6th), but "what did I do
     in August?" is answered from August, not from the notes that say "August"."""
@@ -228,6 +246,14 @@ class QueryProfile:
     day_bm25: float = 0.0
     """BM25's share of :attr:`day_weight`: what a term held once by a chunk of average length
     adds to its BM25, FTS5's IDF of the chunks so dated (as :attr:`bm25_mass` counts it)."""
+    naming: tuple[KeywordRow, ...] = ()
+    """The chunks not dated one of :attr:`days` whose text names one (a plan in the log of
+    the day it was made: ``下周二（9/15）上 prod``; :func:`memdir.search.mentions.naming_chunks`):
+    they hold the day as the chunks dated it do. A day no chunk is dated is one of
+    :attr:`days` when a chunk names it."""
+    aside: frozenset[int] = frozenset()
+    """Those of :attr:`naming` that name a day some chunk is dated (its log answers first):
+    they hold :data:`NAMING_SHARE` of it; the others, naming a day no chunk is dated, all."""
 
 
 def query_profile(
@@ -261,18 +287,26 @@ def query_profile(
             spans.setdefault((a, b), []).append(d)
     days: list[tuple[int, int, list[str]]] = []
     dated = 0  # the chunks dated a day named in words
+    naming: dict[int, KeywordRow] = {}  # the chunks that name such a day in their text
+    aside: dict[int, KeywordRow] = {}  # … a day some chunk is dated
     for (a, b), named in spans.items():
         if any(d.startswith("--") for d in named):
             # Aug 3, September: in the year of the newest such day memory has a note of
             newest = index.dated([d for d in named if d.startswith("--")], 1)[1]
-            if not newest or not newest[0].chunk.date:
-                continue
-            year = newest[0].chunk.date[:4]
-            named = [f"{year}-{d[2:]}" if d.startswith("--") else d for d in named]
-        count = index.dated(named, 0)[0]
-        if count:
+            if newest and newest[0].chunk.date:
+                year = newest[0].chunk.date[:4]
+                named = [f"{year}-{d[2:]}" if d.startswith("--") else d for d in named]
+        count = index.dated(named, 0)[0] if not all(d.startswith("--") for d in named) else 0
+        # the notes naming a day: of one day, or of days memory keeps no note of (next
+        # week); a week of logs is answered by its logs, and read at a tenth of the cost
+        looked = not count or len(named) == 1
+        found = {row.chunk.id: row for row in naming_chunks(index, named)} if looked else {}
+        if count or found:
             days.append((a, b, named))
             dated += count
+            naming.update(found)
+            if count:
+                aside.update(found)
     if days:  # the words of a day are no terms: "3" of "Aug 3" is no number the notes hold
         query = "".join(
             " " if any(a <= i < b for a, b, _ in days) else c for i, c in enumerate(query)
@@ -280,6 +314,9 @@ def query_profile(
     day_keys = tuple(dict.fromkeys(d for _, _, named in days for d in named))
     if len(days) > 1:  # two spans may name the same day
         dated = index.dated(list(day_keys), 0)[0]
+    naming = {i: row for i, row in naming.items() if row.chunk.date not in day_keys}
+    dated += len(naming)
+    aside_ids = tuple(i for i in naming if i in aside)
     terms = fts_query_terms(query, stopwords=stopwords, alone=not day_keys)
     if not terms and not day_keys:
         return None
@@ -350,6 +387,8 @@ def query_profile(
         days=day_keys,
         day_weight=day_weight,
         day_bm25=day_bm25,
+        naming=tuple(naming.values()),
+        aside=frozenset(aside_ids),
     )
 
 

@@ -1,0 +1,96 @@
+"""Every day a daily log names ahead of itself (a plan: ``v1.13.3 下周二（9/15）上 prod``,
+``9/19（土）10:00 で予約``) and no log is kept of, asked about from the log's day: is the chunk
+naming it among the first three results of each mode?
+
+    python bench/agentmem/plans.py [--memory engineer|designer] [--modes keyword,vector,hybrid]
+
+Agents ask "what's on Sept 15?" and "明天有什么安排？" of a memory whose plans are written in
+the log of the day they were made, not of the day they are for; a day no log is kept of (a
+weekend, a day still to come) is named only there. The days are found here with a pattern of
+this probe's own (``9/15``, ``9月15日``, ``9月15号``: a month and a day, ahead of the log's day
+by at most :data:`AHEAD` days, in the log's year), not with memdir's, and each is asked in
+three frames, and as 明天 when it is the next day, on the log's day (``Memory.search(today=…)``).
+A hit is a result of that log whose lines hold the line naming the day. It uses no question of
+the bench, so it is no test half. No score floor. Writes
+``bench/results/agentmem[-designer]-plans.json``.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from datetime import date, timedelta
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+from check import results_name  # noqa: E402
+from probes import Asked, indexed_copy, probe_arguments, write_probe  # noqa: E402
+
+from common import RESULTS_DIR  # noqa: E402
+
+FRAMES = (
+    "{m}月{d}日有什么安排？",
+    "what's on {mon} {d}?",
+    "{m}/{d} の予定は？",
+    "明天有什么安排？",
+)
+TOMORROW = "明天有什么安排？"
+"""Asked only of a day that is the day after the log's."""
+AHEAD = 60
+TOP = 3
+_WRITTEN = re.compile(r"(?<![\d/.:])(\d{1,2})(?:/|\s*月\s*)(\d{1,2})(?:\s*[日号])?(?![\d/.:])")
+
+
+def planned(text: str, written: date, logged: set[date]) -> list[tuple[int, date]]:
+    """``(line, day)`` of each day a log of ``written`` names ahead of it that no log is of."""
+    found: list[tuple[int, date]] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.lstrip().startswith("#"):
+            continue
+        for m in _WRITTEN.finditer(line):
+            try:
+                day = date(written.year, int(m[1]), int(m[2]))
+            except ValueError:
+                continue
+            if written < day <= written + timedelta(days=AHEAD) and day not in logged:
+                found.append((number, day))
+    return list(dict.fromkeys(found))
+
+
+def main() -> int:
+    args = probe_arguments(__doc__)
+    with indexed_copy(args.memory, args.provider, "memdir-plans-") as (root, mem):
+        logs = sorted(root.glob("memory/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9].md"))
+        texts = {date.fromisoformat(log.stem): log.read_text(encoding="utf-8") for log in logs}
+        asked = Asked(mem, args.modes, list(FRAMES), TOP)
+        for written, text in texts.items():
+            path = f"memory/{written.isoformat()}.md"
+            for line, day in planned(text, written, set(texts)):
+                for frame in FRAMES:
+                    if frame == TOMORROW and day != written + timedelta(days=1):
+                        continue
+                    question = frame.format(m=day.month, d=day.day, mon=day.strftime("%b"))
+                    asked.ask(
+                        frame,
+                        question,
+                        lambda h, p=path, n=line: h.path == p and h.start_line <= n <= h.end_line,
+                        f"{written.isoformat()}:{line} → {day.isoformat()}",
+                        written,
+                    )
+    asked.print(f"{len(logs)} daily logs, days planned ahead")
+    out = args.out or RESULTS_DIR / f"{results_name(args.memory, 'plans')}.json"
+    write_probe(
+        out,
+        "agentmem-plans",
+        args.memory,
+        args.provider,
+        {"questions": asked.asked, "top": TOP, "missed": asked.missed},
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,127 @@
+"""The notes that name a day, besides the notes of that day.
+
+A plan is written in the log of the day it is made, not of the day it is for: ``v1.13.3
+下周二（9/15）上 prod`` stands in the log of 9/9, ``9/19（土）10:00 で予約`` in that of 9/8, and a
+day still to come, or a weekend, has no log at all. So "9月15日有什么安排？" and "what's on
+tomorrow?" are answered by the chunks whose own text names the day (:func:`naming_chunks`), as
+:func:`memdir.markdown.named_days` reads it from the chunk's own day: ``9/15``, ``9月15日``,
+``Sep 15``, ``2026-09-15``, and 明天, 下周二 or tomorrow in the log of a day before it.
+
+They are found through the index, never by reading every chunk: the phrases a day is written
+as (``9 15`` for 9/15 and 9.15, ``9 月 15`` for 9月15日, ``sep 15``) in the keyword index, and,
+for a day no chunk is dated, the chunks dated up to :data:`DAYS_BEFORE` days before it for the
+words that name it from there (明天, 下周二); then each candidate's text is read to check that
+it names the day (``9 15`` may be the time 9:15).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date, timedelta
+
+from memdir.index import KeywordRow
+from memdir.index.backend import IndexBackend
+from memdir.markdown import days_from, named_days
+
+__all__ = ["DAYS_BEFORE", "MAX_DAYS", "MENTION_PROBE", "naming_chunks"]
+
+MENTION_PROBE = 200
+"""How many chunks holding a day's written phrases, and how many dated just before it, are read."""
+
+DAYS_BEFORE = 13
+"""How far before a day a note may name it from its own day: 下周五 said on Monday is 11 days
+ahead, 下周日 said on Monday 13."""
+
+MAX_DAYS = 7
+"""The most days a question may name for their notes to be looked for (a week); a month's
+thirty days would ask the index for some two hundred phrases."""
+
+_MONTH_WORDS = (
+    ("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",),
+    ("jun", "june"), ("jul", "july"), ("aug", "august"), ("sep", "sept", "september"),
+    ("oct", "october"), ("nov", "november"), ("dec", "december"),
+)  # fmt: skip
+
+
+def _phrases(day: str) -> list[str]:
+    """The keyword-index phrases a day (``YYYY-MM-DD`` or ``--MM-DD``) is written as:
+    ``9 15`` (9/15, 9.15), ``9 月 15`` (9月15日), ``sep 15`` and ``15 sep``, and ``2026 09 15``
+    (an ISO date); ``09 15`` only for a day without a year, as it is the time 09:15 too."""
+    month, number = int(day[-5:-3]), int(day[-2:])
+    ds = {str(number), f"{number:02d}"}
+    out = [f"{month} {d}" for d in ds] + [f"{month} 月 {d}" for d in ds]
+    if day.startswith("--"):
+        out.append(day[2:].replace("-", " "))
+    else:
+        out.append(day.replace("-", " "))
+    for word in _MONTH_WORDS[month - 1]:
+        out += [f"{word} {d}" for d in ds] + [f"{d} {word}" for d in ds]
+    return out
+
+
+def _named_by(text: str, written: str | None, *, by_date: bool = True) -> set[str]:
+    """The days ``text`` names one by one (no week's or month's), read from the day it was
+    ``written`` (``YYYY-MM-DD``; ``None``: undated, so only what it names by date):
+    ``YYYY-MM-DD``, a day without a year in ``written``'s year, or ``--MM-DD`` when undated.
+    Without ``by_date``, only those counted from ``written`` (明天, 下周二)."""
+    today = date.fromisoformat(written) if written else None
+    if not by_date:
+        return {day for _, _, day in days_from(text, today)} if today else set()
+    found = set()
+    for _, _, day in named_days(text, today, single=True):
+        if day.startswith("--") and written:
+            day = f"{written[:4]}-{day[2:]}"
+        found.add(day)
+    return found
+
+
+def naming_chunks(
+    index: IndexBackend,
+    days: Sequence[str],
+    *,
+    sources: Sequence[str] | None = None,
+) -> list[KeywordRow]:
+    """The chunks whose text (or heading path) names one of ``days`` (``YYYY-MM-DD``, or
+    ``--MM-DD``: that day of any year), found as the module says; none for more than
+    :data:`MAX_DAYS` days. A chunk dated the day may be among them, when it names it."""
+    wanted = list(dict.fromkeys(days))
+    if not wanted or len(wanted) > MAX_DAYS:
+        return []
+    md = {d[-5:] for d in wanted}  # MM-DD
+    src = list(sources) if sources else None
+    count, logged = index.dated(wanted, MENTION_PROBE, sources=src)
+    held = {row.chunk.date for row in logged} if count <= len(logged) else set(wanted)
+    phrases: list[str] = []
+    before: list[str] = []
+    for d in wanted:
+        phrases += _phrases(d)
+        if not d.startswith("--") and d not in held:  # a day without notes of its own
+            first = date.fromisoformat(d)
+            before += [(first - timedelta(days=n)).isoformat() for n in range(1, DAYS_BEFORE + 1)]
+    rows = index.keyword(
+        " OR ".join(f'"{p}"' for p in dict.fromkeys(phrases)), MENTION_PROBE, sources=src
+    )
+    written = len(rows)  # found by a phrase: read for dates too; the rest only for 明天 …
+    if before:
+        rows += index.dated(list(dict.fromkeys(before)), MENTION_PROBE, sources=src)[1]
+    out: list[KeywordRow] = []
+    seen: set[int] = set()
+    for n, row in enumerate(rows):
+        chunk = row.chunk
+        if chunk.id in seen:
+            continue
+        seen.add(chunk.id)
+        named = _named_by(f"{chunk.context}\n{chunk.text}", chunk.date, by_date=n < written)
+        if any(_is_wanted(day, wanted, md) for day in named):
+            out.append(row)
+    return out
+
+
+def _is_wanted(day: str, wanted: Sequence[str], md: set[str]) -> bool:
+    """Whether ``day`` (as :func:`_named_by` gives it) is one of ``wanted``: the same day, or
+    the same month and day where either has no year."""
+    if day in wanted:
+        return True
+    if day[-5:] not in md:
+        return False
+    return day.startswith("--") or any(w.startswith("--") and w[-5:] == day[-5:] for w in wanted)
