@@ -79,7 +79,8 @@ being dated it, when some chunk is dated it (:attr:`QueryProfile.aside`), as a s
 chunk dated it holds: the log of Aug 3 answers "what did I do on Aug 3?" before the plan made
 on Aug 1. bench/agentmem/days.py and plans.py: at 0.75, hybrid lost the day's log from the
 first three for 8 more of 633 questions on the engineer's memory; at 0.5, for none, and the
-plans were as often among the first three (22 of 83 missed, 15 of 74 on the designer's)."""
+plans were as often among the first three (22 of 83 missed at either, 15 of 74 on the
+designer's)."""
 
 
 def term_weight(term: str) -> float:
@@ -235,10 +236,11 @@ class QueryProfile:
     write as the query does and FTS5 matches) when some chunk is dated one of them, or names
     one in its text (:attr:`naming`; :func:`memdir.markdown.named_days`); a day or month
     named without a year is in the year of the newest such day memory has a note of. Their
-    words are no terms; days no chunk is dated or names are searched as their words. A month's words are no terms either: "in November" of a question that asks
-    about a push planned for November, in a note written in October, loses that note a
-    place (bench/agentmem, the engineer's tuning half, hybrid 3rd → 6th), but "what did I do
-    in August?" is answered from August, not from the notes that say "August"."""
+    words are no terms; days no chunk is dated or names are searched as their words. A
+    month's words are no terms either: "in November" of a question that asks about a push
+    planned for November, in a note written in October, loses that note a place
+    (bench/agentmem, the engineer's tuning half, hybrid 3rd → 6th), but "what did I do in
+    August?" is answered from August, not from the notes that say "August"."""
     day_weight: float = 0.0
     """What a chunk dated one of :attr:`days` holds of the query, as a term's weight: the
     IDF of the chunks so dated, times :data:`IDENTIFIER_WEIGHT` (a day names one thing
@@ -296,9 +298,10 @@ def query_profile(
             if newest and newest[0].chunk.date:
                 year = newest[0].chunk.date[:4]
                 named = [f"{year}-{d[2:]}" if d.startswith("--") else d for d in named]
-        count = index.dated(named, 0)[0] if not all(d.startswith("--") for d in named) else 0
-        # the notes naming a day: of one day, or of days memory keeps no note of (next
-        # week); a week of logs is answered by its logs, and read at a tenth of the cost
+        count = index.dated(named, 0)[0]
+        # the notes naming a day: of one day, or of days no note is dated (next week); a
+        # week of logs is answered by its logs (looking for the notes naming each of its days
+        # cost "what did I do last week?" 10 ms, and put no log higher in days.py)
         looked = not count or len(named) == 1
         found = {row.chunk.id: row for row in naming_chunks(index, named)} if looked else {}
         if count or found:

@@ -26,7 +26,8 @@ from memdir.markdown import days_from, named_days
 __all__ = ["DAYS_BEFORE", "MAX_DAYS", "MENTION_PROBE", "naming_chunks"]
 
 MENTION_PROBE = 200
-"""How many chunks holding a day's written phrases, and how many dated just before it, are read."""
+"""How many chunks holding a day's written phrases are read, and how many of those dated in
+the days before it."""
 
 DAYS_BEFORE = 13
 """How far before a day a note may name it from its own day: 下周五 said on Monday is 11 days
