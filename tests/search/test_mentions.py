@@ -29,6 +29,8 @@ LOGS = {
     # 明天 in the log of the day before
     "memory/2026-09-17.md": "# 2026-09-17 周四\n\n### 18:00 - reminder\n明天 10:00 和老王对 OKR。\n",
     "memory/2026-09-14.md": "# 2026-09-14 周一\n\n### 09:30 - standup\nrelay 的 pool 告警上线了。\n",
+    # 昨日 in the log of the day after a day without one (Sunday 9/20)
+    "memory/2026-09-21.md": "# 2026-09-21 月\n\n- 昨日の design review で B 案に決定。\n",
     "MEMORY.md": "# Memory\n\n- relay releases go out on Tuesdays\n",
 }
 
@@ -51,8 +53,9 @@ def test_the_notes_naming_a_day_are_found_in_every_form(logs: Path) -> None:
         # Sep 19 in English; a day without a year matches it in any year
         assert _paths(naming_chunks(mem.index, ["2026-09-19"])) == {"memory/2026-09-10.md"}
         assert _paths(naming_chunks(mem.index, ["--09-19"])) == {"memory/2026-09-10.md"}
-        # 明天 in the log of 9/17
+        # 明天 in the log of 9/17, 昨日 in that of 9/21
         assert _paths(naming_chunks(mem.index, ["2026-09-18"])) == {"memory/2026-09-17.md"}
+        assert _paths(naming_chunks(mem.index, ["2026-09-20"])) == {"memory/2026-09-21.md"}
         # the heading "9:15 - standup" is a time: its words 9 and 15 name no day
         assert naming_chunks(mem.index, ["2026-09-15", "2026-09-16"]) == found
         assert naming_chunks(mem.index, ["2026-10-15"]) == []

@@ -5,13 +5,14 @@ A plan is written in the log of the day it is made, not of the day it is for: ``
 day still to come, or a weekend, has no log at all. So "9月15日有什么安排？" and "what's on
 tomorrow?" are answered by the chunks whose own text names the day (:func:`naming_chunks`), as
 :func:`memdir.markdown.named_days` reads it from the chunk's own day: ``9/15``, ``9月15日``,
-``Sep 15``, ``2026-09-15``, and 明天, 下周二 or tomorrow in the log of a day before it.
+``Sep 15``, ``2026-09-15``, 明天, 下周二 or tomorrow in the log of a day before it, and 昨天 or
+昨日 in the log of a day after (``昨日の design review`` of a day with no log).
 
 They are found through the index, never by reading every chunk: the phrases a day is written
 as (``9 15`` for 9/15 and 9.15, ``9 月 15`` for 9月15日, ``sep 15``) in the keyword index, and,
-for a day no chunk is dated, the chunks dated up to :data:`DAYS_BEFORE` days before it for the
-words that name it from there (明天, 下周二); then each candidate's text is read to check that
-it names the day (``9 15`` may be the time 9:15).
+for a day no chunk is dated, the chunks dated up to :data:`DAYS_AROUND` days before or after
+it for the words that name it from there (明天, 下周二, 昨天); then each candidate's text is
+read to check that it names the day (``9 15`` may be the time 9:15).
 """
 
 from __future__ import annotations
@@ -23,15 +24,15 @@ from memdir.index import KeywordRow
 from memdir.index.backend import IndexBackend
 from memdir.markdown import days_from, named_days
 
-__all__ = ["DAYS_BEFORE", "MAX_DAYS", "MENTION_PROBE", "naming_chunks"]
+__all__ = ["DAYS_AROUND", "MAX_DAYS", "MENTION_PROBE", "naming_chunks"]
 
 MENTION_PROBE = 200
 """How many chunks holding a day's written phrases are read, and how many of those dated in
-the days before it."""
+the days around it."""
 
-DAYS_BEFORE = 13
-"""How far before a day a note may name it from its own day: 下周五 said on Monday is 11 days
-ahead, 下周日 said on Monday 13."""
+DAYS_AROUND = 13
+"""How far before or after a day a note may name it from its own day: 下周日 said on Monday is
+13 days ahead, 上周一 said on Sunday 13 days back."""
 
 MAX_DAYS = 7
 """The most days a question may name for their notes to be looked for (a week); a month's
@@ -93,18 +94,22 @@ def naming_chunks(
     count, logged = index.dated(wanted, MENTION_PROBE, sources=src)
     held = {row.chunk.date for row in logged} if count <= len(logged) else set(wanted)
     phrases: list[str] = []
-    before: list[str] = []
+    around: list[str] = []
     for d in wanted:
         phrases += _phrases(d)
         if not d.startswith("--") and d not in held:  # a day without notes of its own
             first = date.fromisoformat(d)
-            before += [(first - timedelta(days=n)).isoformat() for n in range(1, DAYS_BEFORE + 1)]
+            around += [
+                (first + timedelta(days=n)).isoformat()
+                for n in range(-DAYS_AROUND, DAYS_AROUND + 1)
+                if n
+            ]
     rows = index.keyword(
         " OR ".join(f'"{p}"' for p in dict.fromkeys(phrases)), MENTION_PROBE, sources=src
     )
     written = len(rows)  # found by a phrase: read for dates too; the rest only for 明天 …
-    if before:
-        rows += index.dated(list(dict.fromkeys(before)), MENTION_PROBE, sources=src)[1]
+    if around:
+        rows += index.dated(list(dict.fromkeys(around)), MENTION_PROBE, sources=src)[1]
     out: list[KeywordRow] = []
     seen: set[int] = set()
     for n, row in enumerate(rows):
