@@ -103,3 +103,9 @@ def test_plans_are_found_on_both_backends(logs: Path, backend: dict[str, str]) -
         assert hits and hits[0].path == "memory/2026-09-17.md"
         hits = mem.search("9月15日有什么安排？", mode="keyword", today=date(2026, 9, 9)).results
         assert hits and (hits[0].path, hits[0].start_line) == ("memory/2026-09-09.md", 6)
+        hits = mem.search("what's on Sep 19?", mode="keyword", today=date(2026, 9, 10)).results
+        assert hits and (hits[0].path, hits[0].start_line) == ("memory/2026-09-10.md", 6)
+        # the day after a day without a log names it as 昨日
+        profile = query_profile(mem.index, "9月20日は何があった？", stopwords=STOP_WORDS)
+        assert profile is not None and profile.days == ("2026-09-20",)
+        assert [row.chunk.path for row in profile.naming] == ["memory/2026-09-21.md"]
