@@ -304,6 +304,10 @@ def query_profile(
         # cost "what did I do last week?" 10 ms, and put no log higher in days.py)
         looked = not count or len(named) == 1
         found = {row.chunk.id: row for row in naming_chunks(index, named)} if looked else {}
+        written = max((row.chunk.date for row in found.values() if row.chunk.date), default="")
+        if written and any(d.startswith("--") for d in named):
+            # no note is dated such a day in any year: in the year of the newest naming it
+            named = [f"{written[:4]}-{d[2:]}" if d.startswith("--") else d for d in named]
         if count or found:
             days.append((a, b, named))
             dated += count

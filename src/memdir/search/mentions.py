@@ -97,13 +97,14 @@ def naming_chunks(
     around: list[str] = []
     for d in wanted:
         phrases += _phrases(d)
-        if not d.startswith("--") and d not in held:  # a day without notes of its own
-            first = date.fromisoformat(d)
-            around += [
-                (first + timedelta(days=n)).isoformat()
-                for n in range(-DAYS_AROUND, DAYS_AROUND + 1)
-                if n
-            ]
+        if d in held or (d.startswith("--") and d[2:] in {h[-5:] for h in held if h}):
+            continue
+        # a day without notes of its own: the days around it, in any year when it has none
+        # (a leap year's calendar: 29 February has neighbours)
+        first = date.fromisoformat(d if not d.startswith("--") else f"2000{d[1:]}")
+        for n in (n for n in range(-DAYS_AROUND, DAYS_AROUND + 1) if n):
+            day = (first + timedelta(days=n)).isoformat()
+            around.append(day if not d.startswith("--") else f"--{day[5:]}")
     rows = index.keyword(
         " OR ".join(f'"{p}"' for p in dict.fromkeys(phrases)), MENTION_PROBE, sources=src
     )
