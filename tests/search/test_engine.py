@@ -15,7 +15,13 @@ from memdir.errors import EmbeddingError
 from memdir.index import Index
 from memdir.search import engine
 from memdir.search.engine import SearchSettings, run_search
-from memdir.search.keyword import QueryProfile
+from memdir.search.keyword import (
+    PRESENCE_WEIGHT,
+    QueryProfile,
+    keyword_search,
+    query_profile,
+    unpooled_scores,
+)
 from memdir.text.stopwords import STOP_WORDS
 
 from .helpers import add_note, fill_pool
@@ -570,4 +576,29 @@ def test_behind_a_filter_a_word_is_held_only_by_a_note_the_caller_may_see(tmp_pa
     assert absent(None) == ()
     assert absent(lambda path, source: not path.startswith("hidden/")) == ("alpha",)
     assert absent(lambda path, source: False) == ("alpha", "deploy")
+    index.close()
+
+
+def test_a_vector_hit_outside_the_keyword_pool_counts_the_words_it_holds(tmp_path: Path) -> None:
+    """The keyword pool (``max_results`` × ``candidate_multiplier`` chunks by BM25) may leave
+    out a long note naming the heron once that the vector half finds: it is scored as holding
+    the question's word (no BM25 share), not as if it held none, so its hybrid score does not
+    hang on the pool's size; a note holding no word of the question gets no keyword score."""
+    index = Index.open(tmp_path / "index.sqlite")
+    pooled = add_note(index, "a.md", "heron nests")
+    far = add_note(
+        index, "b.md", "by the lake all morning a grey heron waits in the shallow cold water"
+    )
+    none = add_note(index, "c.md", "tea with lemon")
+    profile = query_profile(index, "heron", stopwords=STOP_WORDS)
+    assert profile is not None
+    rows = index.chunks_by_ids([pooled, far, none])
+    bodies: dict[int, str] = {}
+    scores = engine._unpooled(profile, [(pooled, 0.9)], [(far, 0.9), (none, 0.8)], rows, bodies)
+    assert scores == [(far, PRESENCE_WEIGHT)]  # holds the one term: the whole presence share
+    assert set(bodies) == {far, none}
+    assert unpooled_scores(profile, [rows[none]]) == {none: 0.0}
+    # what the far note would score inside the pool: the same share, and BM25's on top
+    inside = dict((row.chunk.id, score) for row, score in keyword_search(index, "heron", 10))
+    assert inside[far] > PRESENCE_WEIGHT
     index.close()

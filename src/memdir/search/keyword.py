@@ -139,12 +139,11 @@ def keyword_search(
         profile = query_profile(index, query, stopwords=stopwords, bridges=bridges)
     if profile is None:
         return []
-    terms, weight, mass, bm25_mass = profile.terms, profile.weights, profile.mass, profile.bm25_mass
+    terms, mass, bm25_mass = profile.terms, profile.mass, profile.bm25_mass
     rows = index.keyword(profile.match, limit, sources=sources) if profile.match else []
     # the chunks of the day the question names, newest first (the daily log of Aug 3 holds
     # no word of "what did I do on Aug 3?"), then ``also``
     dated = index.dated(profile.days, limit, sources=sources)[1] if profile.days else []
-    naming = {row.chunk.id for row in profile.naming}
     if sources:
         dated += [row for row in profile.naming if row.chunk.source in sources]
     else:
@@ -156,33 +155,21 @@ def keyword_search(
             rows.append(row)
     if not rows:
         return []
-    holds = [term_holder(t, profile.bridges.get(t, ())) for t in terms]
+    holding = _Holding(profile)
     scored = []
     for position, row in enumerate(rows):
-        rank = row.rank
         if len(terms) == 1 and not profile.days and not also:
-            share = 1.0 if mass else 0.0  # FTS5 matched the one term: nothing to test
+            share, rank = (1.0 if mass else 0.0), row.rank  # FTS5 matched the one term
         else:
             body = match_body(row.chunk) if terms else ""
             if bodies is not None and terms:
                 bodies[row.chunk.id] = body
-            share = sum(weight[t] for t, h in zip(terms, holds, strict=True) if h(body))
-            if row.chunk.date in profile.days:
-                share += profile.day_weight
-                rank -= profile.day_bm25  # as a term held once in a chunk of average length
-            elif row.chunk.id in naming:
-                held_day = NAMING_SHARE if row.chunk.id in profile.aside else 1.0
-                share += profile.day_weight * held_day
-                rank -= profile.day_bm25 * held_day
-            share = share / mass if mass else 0.0
+            share, day_rank = holding.share(row.chunk, body)
+            rank = row.rank - day_rank
         score = PRESENCE_WEIGHT * min(1.0, share) + (1 - PRESENCE_WEIGHT) * coverage_score(
             rank, bm25_mass
         )
-        if HEADING_BONUS and mass:
-            head = match_text(heading_text(row.chunk))
-            named = sum(weight[t] for t, h in zip(terms, holds, strict=True) if h(head))
-            score += HEADING_BONUS * min(1.0, named / mass) * (1 - score)
-        scored.append((score, -position, row))
+        scored.append((holding.headed(row.chunk, score), -position, row))
     scored.sort(key=lambda item: (item[0], item[1]), reverse=True)
     wanted = {row.chunk.id for row in also}
     return [
@@ -190,6 +177,64 @@ def keyword_search(
         for n, (score, _, row) in enumerate(scored)
         if n < limit or row.chunk.id in wanted  # ``also`` are kept whatever their rank
     ]
+
+
+class _Holding:
+    """What a chunk holds of a query (:class:`QueryProfile`): its terms, its days."""
+
+    def __init__(self, profile: QueryProfile) -> None:
+        self.profile = profile
+        self.holds = [term_holder(t, profile.bridges.get(t, ())) for t in profile.terms]
+        self.naming = {row.chunk.id for row in profile.naming}
+
+    def _weight(self, text: str) -> float:
+        weight = self.profile.weights
+        return sum(
+            weight[t] for t, h in zip(self.profile.terms, self.holds, strict=True) if h(text)
+        )
+
+    def share(self, chunk: ChunkRow, body: str) -> tuple[float, float]:
+        """The share of the query's weight ``chunk`` holds (its match ``body``: the terms, and
+        the day the query names as a term), and what that day adds to its BM25, as a term held
+        once in a chunk of average length."""
+        p = self.profile
+        share, day = self._weight(body), 0.0
+        if chunk.date in p.days:
+            day = 1.0
+        elif chunk.id in self.naming:
+            day = NAMING_SHARE if chunk.id in p.aside else 1.0
+        share += p.day_weight * day
+        return (share / p.mass if p.mass else 0.0), p.day_bm25 * day
+
+    def headed(self, chunk: ChunkRow, score: float) -> float:
+        """``score`` moved up by :data:`HEADING_BONUS` as far as the heading path of ``chunk``
+        names the query's terms."""
+        if not HEADING_BONUS or not self.profile.mass:
+            return score
+        named = self._weight(match_text(heading_text(chunk)))
+        return score + HEADING_BONUS * min(1.0, named / self.profile.mass) * (1 - score)
+
+
+def unpooled_scores(
+    profile: QueryProfile, chunks: Sequence[ChunkRow], bodies: dict[int, str] | None = None
+) -> dict[int, float]:
+    """The keyword scores of ``chunks`` that keyword search's BM25 pool left out (the vector
+    half found them): the share of the query they hold, as :func:`keyword_search` counts it,
+    and no BM25 share (one outside the pool has little; FTS5 gives none without the pool).
+    Without it such a chunk scored as if it held no word of the question, so its hybrid score,
+    and whether it cleared the floor, changed with the pool's size (``max_results``).
+    ``bodies`` receives the text each was matched in, as in :func:`keyword_search`."""
+    if not profile.mass or not profile.terms:
+        return {}
+    holding = _Holding(profile)
+    out = {}
+    for chunk in chunks:
+        body = match_body(chunk)
+        if bodies is not None:
+            bodies[chunk.id] = body
+        share, _ = holding.share(chunk, body)
+        out[chunk.id] = holding.headed(chunk, PRESENCE_WEIGHT * min(1.0, share))
+    return out
 
 
 @dataclass(frozen=True, slots=True)
