@@ -394,7 +394,7 @@ def _dated_chunks(
     if profile is None or not profile.days:
         return []
     rows = index.dated(profile.days, limit, sources=list(sources) if sources else None)[1]
-    rows += [r for r in profile.naming if not sources or r.chunk.source in sources]
+    rows += profile.naming_in(sources)
     return [(row.chunk.id, 0.0) for row in rows]
 
 

@@ -144,10 +144,7 @@ def keyword_search(
     # the chunks of the day the question names, newest first (the daily log of Aug 3 holds
     # no word of "what did I do on Aug 3?"), then ``also``
     dated = index.dated(profile.days, limit, sources=sources)[1] if profile.days else []
-    if sources:
-        dated += [row for row in profile.naming if row.chunk.source in sources]
-    else:
-        dated += profile.naming
+    dated += profile.naming_in(sources)
     seen = {row.chunk.id for row in rows}
     for row in [*dated, *also]:
         if row.chunk.id not in seen:
@@ -302,6 +299,10 @@ class QueryProfile:
     """Those of :attr:`naming` that name a day some chunk is dated (its log answers first):
     they hold :data:`NAMING_SHARE` of it; the others, naming a day no chunk is dated, all."""
 
+    def naming_in(self, sources: Sequence[str] | None) -> list[KeywordRow]:
+        """:attr:`naming`, of ``sources`` only when given."""
+        return [row for row in self.naming if not sources or row.chunk.source in sources]
+
 
 def query_profile(
     index: IndexBackend,
@@ -335,7 +336,7 @@ def query_profile(
     days: list[tuple[int, int, list[str]]] = []
     dated = 0  # the chunks dated a day named in words
     naming: dict[int, KeywordRow] = {}  # the chunks that name such a day in their text
-    aside: dict[int, KeywordRow] = {}  # … a day some chunk is dated
+    aside: set[int] = set()  # … a day some chunk is dated
     for (a, b), named in spans.items():
         if any(d.startswith("--") for d in named):
             # Aug 3, September: in the year of the newest such day memory has a note of
@@ -347,8 +348,11 @@ def query_profile(
         # the notes naming a day: of one day, or of days no note is dated (next week); a
         # week of logs is answered by its logs (looking for the notes naming each of its days
         # cost "what did I do last week?" 10 ms, and put no log higher in days.py)
-        looked = not count or len(named) == 1
-        found = {row.chunk.id: row for row in naming_chunks(index, named)} if looked else {}
+        looked = not count or len(named) == 1  # so the days held are known: all or none
+        held = set(named) if count else set()
+        found = (
+            {row.chunk.id: row for row in naming_chunks(index, named, held=held)} if looked else {}
+        )
         written = max((row.chunk.date for row in found.values() if row.chunk.date), default="")
         if written and any(d.startswith("--") for d in named):
             # no note is dated such a day in any year: in the year of the newest naming it
@@ -368,7 +372,6 @@ def query_profile(
         dated = index.dated(list(day_keys), 0)[0]
     naming = {i: row for i, row in naming.items() if row.chunk.date not in day_keys}
     dated += len(naming)
-    aside_ids = tuple(i for i in naming if i in aside)
     terms = fts_query_terms(query, stopwords=stopwords, alone=not day_keys)
     if not terms and not day_keys:
         return None
@@ -440,7 +443,7 @@ def query_profile(
         day_weight=day_weight,
         day_bm25=day_bm25,
         naming=tuple(naming.values()),
-        aside=frozenset(aside_ids),
+        aside=frozenset(aside & naming.keys()),
     )
 
 

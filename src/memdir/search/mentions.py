@@ -82,17 +82,21 @@ def naming_chunks(
     days: Sequence[str],
     *,
     sources: Sequence[str] | None = None,
+    held: set[str] | None = None,
 ) -> list[KeywordRow]:
     """The chunks whose text (or heading path) names one of ``days`` (``YYYY-MM-DD``, or
     ``--MM-DD``: that day of any year), found as the module says; none for more than
-    :data:`MAX_DAYS` days. A chunk dated the day may be among them, when it names it."""
+    :data:`MAX_DAYS` days. A chunk dated the day may be among them, when it names it.
+    ``held``: those of ``days`` some chunk is dated, when the caller has counted them
+    (else they are read)."""
     wanted = list(dict.fromkeys(days))
     if not wanted or len(wanted) > MAX_DAYS:
         return []
     md = {d[-5:] for d in wanted}  # MM-DD
     src = list(sources) if sources else None
-    count, logged = index.dated(wanted, MENTION_PROBE, sources=src)
-    held = {row.chunk.date for row in logged} if count <= len(logged) else set(wanted)
+    if held is None:
+        count, logged = index.dated(wanted, MENTION_PROBE, sources=src)
+        held = {row.chunk.date or "" for row in logged} if count <= len(logged) else set(wanted)
     phrases: list[str] = []
     around: list[str] = []
     for d in wanted:
