@@ -31,7 +31,7 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 from check import results_name  # noqa: E402
-from probes import Asked, indexed_copy, probe_arguments, write_probe  # noqa: E402
+from probes import Asked, daily_logs, indexed_copy, probe_arguments, write_probe  # noqa: E402
 
 from common import RESULTS_DIR  # noqa: E402
 
@@ -91,8 +91,7 @@ TOP = 3
 def main() -> int:
     args = probe_arguments(__doc__)
     with indexed_copy(args.memory, args.provider, "memdir-days-") as (root, mem):
-        logs = sorted(root.glob("memory/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9].md"))
-        texts = {date.fromisoformat(log.stem): log.read_text(encoding="utf-8") for log in logs}
+        texts = daily_logs(root)
         days = Asked(mem, args.modes, [frame for frame, _ in FRAMES], TOP)
         for day, text in texts.items():
             path = f"memory/{day.isoformat()}.md"
@@ -130,7 +129,7 @@ def main() -> int:
                 months.ask(
                     frame, question, lambda h, m=month: (h.date or "")[:7] == m, month, today
                 )
-    days.print(f"{len(logs)} daily logs")
+    days.print(f"{len(texts)} daily logs")
     weeks.print("\nweeks")
     months.print("\nmonths")
     out = args.out or RESULTS_DIR / f"{results_name(args.memory, 'days')}.json"
@@ -140,7 +139,7 @@ def main() -> int:
         args.memory,
         args.provider,
         {
-            "logs": len(logs),
+            "logs": len(texts),
             "questions": days.asked,
             "top": TOP,
             "missed": days.missed,

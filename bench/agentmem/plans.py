@@ -27,7 +27,7 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 from check import results_name  # noqa: E402
-from probes import Asked, indexed_copy, probe_arguments, write_probe  # noqa: E402
+from probes import Asked, daily_logs, indexed_copy, probe_arguments, write_probe  # noqa: E402
 
 from common import RESULTS_DIR  # noqa: E402
 
@@ -63,8 +63,7 @@ def planned(text: str, written: date, logged: set[date]) -> list[tuple[int, date
 def main() -> int:
     args = probe_arguments(__doc__)
     with indexed_copy(args.memory, args.provider, "memdir-plans-") as (root, mem):
-        logs = sorted(root.glob("memory/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9].md"))
-        texts = {date.fromisoformat(log.stem): log.read_text(encoding="utf-8") for log in logs}
+        texts = daily_logs(root)
         asked = Asked(mem, args.modes, list(FRAMES), TOP)
         for written, text in texts.items():
             path = f"memory/{written.isoformat()}.md"
@@ -80,7 +79,7 @@ def main() -> int:
                         f"{written.isoformat()}:{line} → {day.isoformat()}",
                         written,
                     )
-    asked.print(f"{len(logs)} daily logs, days planned ahead")
+    asked.print(f"{len(texts)} daily logs, days planned ahead")
     out = args.out or RESULTS_DIR / f"{results_name(args.memory, 'plans')}.json"
     write_probe(
         out,

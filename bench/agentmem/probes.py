@@ -55,6 +55,13 @@ def chunk_bodies(mem: Any) -> list[tuple[tuple[str, int], str]]:
     ]
 
 
+def daily_logs(root: Path) -> dict[date, str]:
+    """The text of each daily log of a workspace (``memory/YYYY-MM-DD.md``), by its day, in
+    date order."""
+    logs = sorted(root.glob("memory/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9].md"))
+    return {date.fromisoformat(log.stem): log.read_text(encoding="utf-8") for log in logs}
+
+
 def write_probe(
     out: Path, benchmark: str, memory: str, provider: str, figures: dict[str, Any]
 ) -> None:
