@@ -525,6 +525,22 @@ def test_the_days_a_question_names_in_the_forms_people_write() -> None:
     # no day: a fraction, a verb, a version, a one-digit M/D without a weekday
     assert days("Phase 1/2 done; Sprint 3 may slip; v1.13.2 现在") == []
     assert days("8/3 那天") == []
+    # … except in a question (question=True), where people write a day that way, unless a
+    # word (not one that puts a day after it) or a number comes before it
+    asked = [
+        [day for _, _, day in named_days(q, question=True)]
+        for q in ("8/3 那天", "what happened on 8/3?", "我8/3去了哪", "between 9/1 and 9/5")
+    ]
+    assert asked == [["--08-03"], ["--08-03"], ["--08-03"], ["--09-01", "--09-05"]]
+    for no_day in (
+        "Phase 1/2 是什么",
+        "step 3/4 的结果",
+        "v1/2",
+        "第1/2期",
+        "1/2% 的用户",
+        "2/30 吃了啥",
+    ):
+        assert named_days(no_day, question=True) == [], no_day
     question = "who did I meet on Aug 3?"
     ((start, end, _),) = named_days(question)
     assert question[start:end] == "Aug 3"

@@ -5,7 +5,8 @@ that day's log among the first three results of each mode?
 
 Agents ask "what did I do on Aug 3?" and "8月3日的 standup 说了什么？" of a memory of daily logs
 (``memory/YYYY-MM-DD.md``); the bench's graded questions name a day in words only a few times,
-so this asks of every day in thirteen frames: the day alone in several forms, the day with
+so this asks of every day in fifteen frames: the day alone in several forms (``8/3 做了什么？``
+as people write it too), the day with
 the topic of an entry most days have (standup, 午饭; asked only of the days whose log holds
 that word), "yesterday" asked the day after (``Memory.search(today=…)``), its weekday of last
 week (``上个星期五做了什么？``, ``지난주 금요일에 뭐 했어?``) asked a week after, and
@@ -42,6 +43,8 @@ FRAMES = (
     ("{mon} {day}", ""),
     ("what was the standup about on {mon} {day}?", "standup"),
     ("{month}月{day}号和谁吃的午饭？", "午饭"),
+    ("{month}/{day} 做了什么？", ""),
+    ("what happened on {month}/{day}?", ""),
     ("what did I do yesterday?", ""),
     ("昨天做了什么？", ""),
     ("上个星期{zh_weekday}做了什么？", ""),

@@ -394,13 +394,39 @@ def days_from(text: str, today: date) -> list[tuple[int, int, str]]:
     ]
 
 
+_ASKED_SLASH_WORD = re.compile(
+    r"(?i:\b(?:on|since|until|till|before|after|by|from|to|at|of|for|and|or|between)\s+)$"
+)
+"""A word that puts a day after it (``what happened on 9/5``, ``between 9/1 and 9/5``)."""
+_WORD_BEFORE = re.compile(r"[A-Za-z0-9_]\s*$")
+
+
+def _asked_slash_day(m: re.Match[str], text: str) -> str | None:
+    """A bare ``M/D`` of one digit each, read as a day in a question (see :func:`named_days`):
+    after nothing, a mark, a CJK character or a word that puts a day after it (on, since …),
+    never after another Latin word or a number (``Phase 1/2``, ``v1/2``, ``step 3/4``)."""
+    if not m["m3"] or m["wd"] or len(m["m3"]) != 1 or len(m["d3"]) != 1:
+        return None
+    before = text[: m.start()]
+    if _WORD_BEFORE.search(before) and not _ASKED_SLASH_WORD.search(before):
+        return None
+    if before.endswith("第"):
+        return None  # 第1/2期: a part, not a day
+    if text[m.end() : m.end() + 1] == "%":
+        return None
+    return _month_and_day(m["m3"], m["d3"])
+
+
 def named_days(
-    text: str, today: date | None = None, *, single: bool = False
+    text: str, today: date | None = None, *, single: bool = False, question: bool = False
 ) -> list[tuple[int, int, str]]:
     """``(start, end, day)`` of each date ``text`` names, in any of the forms
     :func:`heading_date` reads: ``day`` is ``YYYY-MM-DD``, or ``--MM-DD`` (ISO 8601's month and
     day without a year) for ``8/3（周一）``, ``8月3日``, ``Aug 3``, ``3 August``, which name that
-    day of any year. A bare ``M/D`` of one digit each needs a weekday after it, as in headings;
+    day of any year. A bare ``M/D`` of one digit each needs a weekday after it, as in headings,
+    except in a ``question`` (``9/5 做了什么？``, ``what happened on 9/5?``), where people write
+    days that way and notes rarely answer a fraction: there only a word before it other than
+    one that puts a day after it (on, since, before …) makes it no day (``Phase 1/2``);
     lower-case "may" after a number is no month. With ``today``, also the days named from it:
     yesterday, the day before yesterday, today, tomorrow, the day after tomorrow, last Friday
     (the latest Friday before today), and in Chinese, Japanese and Korean 昨天, 前天, 今天,
@@ -426,7 +452,7 @@ def named_days(
     for m in _WRITTEN_DATE.finditer(text):
         if any(a < m.end() and m.start() < b for a, b, _ in found):
             continue  # inside an ISO date
-        if day := _written_day(m):
+        if day := _written_day(m) or (_asked_slash_day(m, text) if question else None):
             found.append((m.start(), m.end(), day))
     if single:
         return sorted(found)

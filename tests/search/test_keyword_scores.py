@@ -391,6 +391,35 @@ def test_a_question_naming_a_day_is_answered_from_that_days_notes(
     assert first.start_line == 3 and first.date == "2026-08-04"  # the standup entry itself
 
 
+@pytest.mark.parametrize(
+    ("question", "day"),
+    [
+        ("8/4 的 standup 说了什么？", "2026-08-04"),
+        ("what happened on 8/4?", "2026-08-04"),
+        ("8/12 做了什么？", "2026-08-12"),
+        ("what happened on 8/12?", "2026-08-12"),
+    ],
+)
+def test_a_question_naming_a_day_as_month_slash_day_is_answered_from_that_days_notes(
+    tmp_path: Path, question: str, day: str
+) -> None:
+    """People write a day as ``8/4`` in questions. Of one digit each it was no day (as it is
+    none in a note: ``Phase 1/2``), so another day's standup came first. A note writing the
+    day (``8/12``) does not come before the day's own log (that ``8/12`` is no identifier
+    asked about is checked in ``test_recency``)."""
+    ws = _daily_logs(tmp_path / "ws")
+    (ws / "memory" / "projects").mkdir()
+    (ws / "memory" / "projects" / "kickoff.md").write_text(
+        "# kickoff\n\n- 8/12 做了 kickoff 的准备; what happened: 8/12 ramen with the team\n",
+        encoding="utf-8",
+    )
+    with Memory(ws, overrides={"embedding.provider": "none"}) as mem:
+        mem.sync()
+        found = mem.search(question, mode="keyword", today=date(2026, 8, 24))
+        assert found.results and found.results[0].date == day
+        assert {r.date for r in found.results[:3]} == {day}
+
+
 def test_a_question_that_is_only_a_day_lists_that_days_entries(tmp_path: Path) -> None:
     ws = _daily_logs(tmp_path / "ws")
     with Memory(ws, overrides={"embedding.provider": "none"}) as mem:

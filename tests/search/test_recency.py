@@ -155,6 +155,8 @@ def test_questions_asking_what_an_identifier_is(query: str, named: str) -> None:
         "What is the status of OPS-1243?",  # its latest state, not what it is
         "What was the root cause of OPS-1243?",
         "OPS-1243 是什么时候修的？",  # when, not what
+        "8/18 做了什么？",  # a day, not an identifier
+        "what happened on 10/28?",
     ],
 )
 def test_other_questions_do_not_ask_what_an_identifier_is(query: str) -> None:

@@ -330,7 +330,7 @@ def query_profile(
     only that way is not absent. A bigram that is an edge between two words gets none.
     """
     spans: dict[tuple[int, int], list[str]] = {}  # the days each span of the query names
-    for a, b, d in named_days(query, today):
+    for a, b, d in named_days(query, today, question=True):
         if not _ISO_DAY.fullmatch(query[a:b]):
             spans.setdefault((a, b), []).append(d)
     days: list[tuple[int, int, list[str]]] = []

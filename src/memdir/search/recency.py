@@ -25,6 +25,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from memdir.markdown import named_days
 from memdir.text import identifier_spans
 
 __all__ = [
@@ -103,7 +104,12 @@ def asks_what_it_is(query: str) -> str | None:
     """The identifier ``query`` asks about, when it asks what one identifier is and nothing
     more (``What was OPS-1324?``, ``ATL-305 修的是什么 bug？``, ``PR #482 改了什么？``,
     ``0x80AC とは何ですか``); else ``None``."""
-    spans = identifier_spans(query)
+    # a day written as notes do not write it is no identifier: "8/18 做了什么？" asks what
+    # happened that day (an ISO day is written alike in the notes' headings, and stays one)
+    days = [(a, b) for a, b, d in named_days(query, question=True) if d.startswith("--")]
+    spans = [
+        s for s in identifier_spans(query) if not any(x <= s[0] and s[1] <= y for x, y in days)
+    ]
     if len(spans) != 1:
         return None
     (a, b) = spans[0]
