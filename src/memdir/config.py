@@ -393,7 +393,8 @@ SETTINGS: tuple[Setting, ...] = (
         "search.candidate_multiplier",
         4,
         int,
-        "Candidates fetched per result before merging and re-ranking.",
+        "Candidates fetched per result before merging and re-ranking (for at least 10 results,"
+        " so that fewer results are the first of 10).",
         _between(1, 20),
     ),
     Setting(

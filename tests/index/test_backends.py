@@ -17,6 +17,7 @@ import pytest
 from memdir import Memory
 from memdir.errors import StorageError
 from memdir.index.postgres import PG_SCHEMA_VERSION
+from memdir.search import engine
 from memdir.tools import MemoryTools
 from pgserver import BACKENDS, backend_settings
 from tools.helpers import FILES
@@ -322,8 +323,10 @@ def test_vector_scores_of_given_chunks_are_the_same_on_both(tmp_path: Path, pg_u
 
 
 def test_hybrid_scores_keyword_candidates_outside_the_nearest_on_both(
-    tmp_path: Path, pg_url: str
+    tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # pools as small as max_results asks (candidates are gathered for 10 results at least)
+    monkeypatch.setattr(engine, "POOL_RESULTS", 1)
     ws = _workspace(tmp_path / "ws")
     found = {}
     for name in BACKENDS:
@@ -361,6 +364,7 @@ def test_a_hybrid_search_on_postgres_is_four_statements(
         return execute(self, query, *args, **kwargs)
 
     narrow = {**settings, "search.candidate_multiplier": 1}
+    monkeypatch.setattr(engine, "POOL_RESULTS", 1)  # pools as small as max_results asks
     with Memory(ws, overrides=narrow, embedder=WordEmbedder()) as mem:  # type: ignore[arg-type]
         mem.sync()
         monkeypatch.setattr(psycopg.Cursor, "execute", counted)

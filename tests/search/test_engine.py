@@ -602,3 +602,34 @@ def test_a_vector_hit_outside_the_keyword_pool_counts_the_words_it_holds(tmp_pat
     inside = dict((row.chunk.id, score) for row, score in keyword_search(index, "heron", 10))
     assert inside[far] > PRESENCE_WEIGHT
     index.close()
+
+
+def test_fewer_results_are_the_first_of_more(tmp_path: Path) -> None:
+    """Asking for 3 results gives the first 3 of 10: candidates are gathered as for at least
+    :data:`engine.POOL_RESULTS` results. Before, a pool sized by ``max_results`` left out
+    chunks that BM25 ranks low but that hold more of the question (a long note holding every
+    word), so the first results changed with the number asked for."""
+    import random
+
+    rng = random.Random(7)
+    words = [f"w{i}" for i in range(40)]
+    filler = [f"f{i}" for i in range(400)]
+    index = Index.open(tmp_path / "index.sqlite")
+    with index.transaction() as conn:
+        for n in range(120):
+            size = rng.choice([3, 5, 8, 60, 120])
+            text = " ".join(
+                rng.choice(words if rng.random() < 0.3 else filler) for _ in range(size)
+            )
+            add_note(index, f"n{n}.md", text, conn=conn)
+    settings = SearchSettings(mode="keyword", min_score=0.0, bridges=False)
+    queries = [" ".join(rng.sample(words, 3)) for _ in range(40)]
+
+    def first(query: str, n: int) -> list[str]:
+        found = run_search(index, query, replace(settings, max_results=n), workspace=tmp_path)
+        return [r.path for r in found.results]
+
+    for query in queries:
+        assert first(query, 1) == first(query, 10)[:1], query
+        assert first(query, 3) == first(query, 10)[:3], query
+    index.close()

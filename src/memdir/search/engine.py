@@ -188,6 +188,11 @@ chunks were any day's. Asked of every daily log of bench/agentmem's engineer mem
 frames (``bench/agentmem/days.py``), vector search had none of that day's chunks in its first
 three for 288 of 368 questions, now for 74 (with the day's chunks added as candidates)."""
 
+POOL_RESULTS = 10
+"""Candidates are gathered as for at least this many results (× ``candidate_multiplier``)
+however few are asked for, so that asking for 3 results gives the first 3 of 10 (see
+:func:`run_search`)."""
+
 COMPANION_SHARE = 0.5
 """``min_score`` decides whether a search has an answer at all: its best result must reach it.
 When it does, the other results are kept down to this share of ``min_score``: a true match
@@ -635,7 +640,8 @@ def run_search(
         )
         mode = "keyword"
     # Never fewer candidates than results: max_results is at most MAX_RESULTS.
-    limit = min(MAX_RESULTS, max(1, settings.max_results * settings.candidate_multiplier))
+    pooled = max(settings.max_results, POOL_RESULTS)
+    limit = min(MAX_RESULTS, max(1, pooled * settings.candidate_multiplier))
     if path_filter is not None:
         limit = min(400, limit * 2)  # some candidates will be filtered out
     vector_hits: list[tuple[int, float]] = []
