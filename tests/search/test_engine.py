@@ -439,7 +439,7 @@ class _Nearest:
 def test_vector_search_judges_the_chunks_of_the_day_a_question_names(tmp_path: Path) -> None:
     """To an embedder "Aug 3" is noise: the nearest chunks are any day's. Vector search adds
     the chunks dated the day the question names, judged by their true similarity, and the
-    others count half (:data:`engine.OTHER_DAY_FACTOR`); a day no chunk is dated changes
+    others count a quarter (:data:`engine.OTHER_DAY_FACTOR`); a day no chunk is dated changes
     nothing."""
     index = Index.open(tmp_path / "index.sqlite")
     that_day = add_note(index, "memory/2026-08-03.md", "lunch with Wang, ramen", date="2026-08-03")
