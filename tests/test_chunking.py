@@ -504,6 +504,9 @@ def test_heading_dates_in_the_forms_people_write() -> None:
     assert heading_date("Sprint 3 may slip", "2026-05-01") is None  # a verb, not a month
     assert heading_date("9/8（火）", "2026-09-01") == heading_date("9/8 Tue", "2026-09-01")
     # a bare M/D of one digit each needs a weekday: Phase 1/2 is no date
+    # … or just before it
+    assert heading_date("周五（9/4）上线", "2026-09-01") == "2026-09-04"
+    assert heading_date("金曜 9/4 リリース", "2026-09-01") == heading_date("Fri 9/4", "2026-09-01")
     assert heading_date("Phase 1/2", "2026-05-01") is None
     assert heading_date("Step 1/5 montage", "2026-05-01") is None
     assert heading_date("see a/10/28 and v1.13/2", "2026-05-01") is None

@@ -201,8 +201,17 @@ def _month_and_day(month: str, day: str) -> str | None:
     return f"--{iso[5:]}" if iso else None
 
 
+_WEEKDAY_BEFORE = re.compile(
+    r"(?:(?:周|週|星期|礼拜|禮拜)[一二三四五六日天]|[月火水木金土日]曜日?"
+    r"|\b(?i:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?i:day)?\.?,?)"
+    r"\s*[(（]?\s*$"
+)
+"""A weekday just before a date (``周五（9/4）``, ``金曜 9/4``, ``Fri 9/4``): like one after it,
+it makes a bare ``M/D`` of one digit each a date."""
+
+
 def _slash_day(month: str, day: str, weekday: str | None) -> str | None:
-    """A bare ``M/D`` as ``--MM-DD``; of one digit each it needs a weekday after it to be a
+    """A bare ``M/D`` as ``--MM-DD``; of one digit each it needs a weekday next to it to be a
     date (``9/8（火）``, not ``Phase 1/2`` or ``- 3/4 done``)."""
     if len(month) == len(day) == 1 and not weekday:
         return None
@@ -218,7 +227,8 @@ def _written_day(m: re.Match[str]) -> str | None:
     if m["m2"]:
         return _iso(m["y2"], m["m2"], m["d2"]) if m["y2"] else _month_and_day(m["m2"], m["d2"])
     if m["m3"]:
-        return _slash_day(m["m3"], m["d3"], m["wd"])
+        weekday = m["wd"] or _WEEKDAY_BEFORE.search(m.string[max(0, m.start() - 16) : m.start()])
+        return _slash_day(m["m3"], m["d3"], weekday and "weekday")
     if m["mn"] is None and not m["mn5"][0].isupper():
         return None
     name, day, year = (m["mn"], m["d4"], m["y4"]) if m["mn"] else (m["mn5"], m["d5"], m["y5"])
@@ -233,8 +243,8 @@ def heading_date(title: str, reference: str | None = None) -> str | None:
     ``2026年11月26日``, ``Nov 26, 2026``, ``26 November 2026``. One without (``11/26 時点``,
     ``11月26日``, ``Nov 26``, ``26 Nov``) is placed in the year nearest ``reference`` (the file's own day, else the day it
     was last modified); without a reference it is no date. A bare ``M/D`` counts only when
-    one of its numbers has two digits or a weekday follows (``9/11 金``, ``9/8（火）``), so that
-    ``Phase 1/2`` is no date.
+    one of its numbers has two digits or a weekday follows or comes just before it (``9/11 金``,
+    ``9/8（火）``, ``周五（9/4）``), so that ``Phase 1/2`` is no date.
     """
     iso = first_date(title)
     if iso:
@@ -423,7 +433,8 @@ def named_days(
     """``(start, end, day)`` of each date ``text`` names, in any of the forms
     :func:`heading_date` reads: ``day`` is ``YYYY-MM-DD``, or ``--MM-DD`` (ISO 8601's month and
     day without a year) for ``8/3（周一）``, ``8月3日``, ``Aug 3``, ``3 August``, which name that
-    day of any year. A bare ``M/D`` of one digit each needs a weekday after it, as in headings,
+    day of any year. A bare ``M/D`` of one digit each needs a weekday just after or before it,
+    as in headings (``9/8（火）``, ``周五（9/4）``),
     except in a ``question`` (``9/5 做了什么？``, ``what happened on 9/5?``), where people write
     days that way and notes rarely answer a fraction: there only a word before it other than
     one that puts a day after it (on, since, before …) makes it no day (``Phase 1/2``);

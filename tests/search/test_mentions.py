@@ -109,3 +109,33 @@ def test_plans_are_found_on_both_backends(logs: Path, backend: dict[str, str]) -
         profile = query_profile(mem.index, "9月20日は何があった？", stopwords=STOP_WORDS)
         assert profile is not None and profile.days == ("2026-09-20",)
         assert [row.chunk.path for row in profile.naming] == ["memory/2026-09-21.md"]
+
+
+@pytest.mark.parametrize("question", ["9/4 の予定は？", "9/4 有什么安排？", "what's on 9/4?"])
+def test_a_plan_naming_its_day_after_the_weekday_answers_for_that_day(
+    tmp_path: Path, question: str
+) -> None:
+    """``周五（9/4）`` names a day, as ``9/4（周五）`` does: a weekday next to a one-digit
+    ``M/D`` makes it one. Before, the plan was no note naming 9/4, and a question that now
+    reads ``9/4`` as a day found only the note writing 2026-09-04."""
+    ws = write_notes(
+        tmp_path / "ws",
+        {
+            "memory/2026-09-02.md": (
+                "# 2026-09-02 周三\n\n### 10:00 - standup\nrelay v1.13.2 上 staging。\n\n"
+                "### 17:00 - plan\n周五（9/4）晚上把 v1.13.2 推 prod，周岚同意了。\n"
+            ),
+            "memory/notes/postmortem.md": (
+                "# Postmortem\n\n- It went to prod on Friday 2026-09-04 at 21:00, so nobody"
+                " was watching on Saturday night.\n"
+            ),
+        },
+    )
+    with Memory(ws, overrides={"embedding.provider": "none"}) as mem:
+        mem.sync()
+        found = mem.search(question, mode="keyword", min_score=0.0, today=date(2026, 9, 2))
+        # both notes name the day, which has no log: both answer it, the plan among them
+        named = [(r.path, r.start_line) for r in found.results[:2]]
+        assert ("memory/2026-09-02.md", 6) in named and "memory/notes/postmortem.md" in {
+            path for path, _ in named
+        }
