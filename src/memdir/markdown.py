@@ -128,7 +128,7 @@ def marker_date(text: str, reference: str | None = None) -> str | None:
             if not _YEARLESS_LEAD.search(line[: len(line) - len(month.group())]):
                 continue
             day = (
-                _slash_day(month.group(1), slash_day, weekday)
+                _slash_day(month.group(1), slash_day, bool(weekday))
                 if slash_day
                 else _month_and_day(month.group(1), cjk_day)
             )
@@ -210,7 +210,7 @@ _WEEKDAY_BEFORE = re.compile(
 it makes a bare ``M/D`` of one digit each a date."""
 
 
-def _slash_day(month: str, day: str, weekday: str | None) -> str | None:
+def _slash_day(month: str, day: str, weekday: bool) -> str | None:
     """A bare ``M/D`` as ``--MM-DD``; of one digit each it needs a weekday next to it to be a
     date (``9/8（火）``, not ``Phase 1/2`` or ``- 3/4 done``)."""
     if len(month) == len(day) == 1 and not weekday:
@@ -227,8 +227,8 @@ def _written_day(m: re.Match[str]) -> str | None:
     if m["m2"]:
         return _iso(m["y2"], m["m2"], m["d2"]) if m["y2"] else _month_and_day(m["m2"], m["d2"])
     if m["m3"]:
-        weekday = m["wd"] or _WEEKDAY_BEFORE.search(m.string[max(0, m.start() - 16) : m.start()])
-        return _slash_day(m["m3"], m["d3"], weekday and "weekday")
+        before = m.string[max(0, m.start() - 16) : m.start()]
+        return _slash_day(m["m3"], m["d3"], bool(m["wd"] or _WEEKDAY_BEFORE.search(before)))
     if m["mn"] is None and not m["mn5"][0].isupper():
         return None
     name, day, year = (m["mn"], m["d4"], m["y4"]) if m["mn"] else (m["mn5"], m["d5"], m["y5"])
