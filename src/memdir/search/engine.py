@@ -400,11 +400,9 @@ def _dated_chunks(
     """For vector search, up to ``limit`` chunks dated a day the question names in words
     (``Aug 3``, ``8月3日``), newest first, and those naming it in their text
     (:attr:`QueryProfile.naming`): to an embedder a date is noise, as a code is."""
-    if profile is None or not profile.days:
+    if profile is None:
         return []
-    rows = index.dated(profile.days, limit, sources=list(sources) if sources else None)[1]
-    rows += profile.naming_in(sources)
-    return [(row.chunk.id, 0.0) for row in rows]
+    return [(row.chunk.id, 0.0) for row in profile.day_rows(index, limit, sources)]
 
 
 def _demote_other_days(

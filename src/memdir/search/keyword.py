@@ -141,10 +141,8 @@ def keyword_search(
         return []
     terms, mass, bm25_mass = profile.terms, profile.mass, profile.bm25_mass
     rows = index.keyword(profile.match, limit, sources=sources) if profile.match else []
-    # the chunks of the day the question names, newest first (the daily log of Aug 3 holds
-    # no word of "what did I do on Aug 3?"), then ``also``
-    dated = index.dated(profile.days, limit, sources=sources)[1] if profile.days else []
-    dated += profile.naming_in(sources)
+    # the chunks of the day the question names, newest first, then ``also``
+    dated = profile.day_rows(index, limit, sources)
     seen = {row.chunk.id for row in rows}
     for row in [*dated, *also]:
         if row.chunk.id not in seen:
@@ -299,9 +297,17 @@ class QueryProfile:
     """Those of :attr:`naming` that name a day some chunk is dated (its log answers first):
     they hold :data:`NAMING_SHARE` of it; the others, naming a day no chunk is dated, all."""
 
-    def naming_in(self, sources: Sequence[str] | None) -> list[KeywordRow]:
-        """:attr:`naming`, of ``sources`` only when given."""
-        return [row for row in self.naming if not sources or row.chunk.source in sources]
+    def day_rows(
+        self, index: IndexBackend, limit: int, sources: Sequence[str] | None = None
+    ) -> list[KeywordRow]:
+        """The newest ``limit`` chunks dated one of :attr:`days`, then :attr:`naming`; of
+        ``sources`` only when given. Keyword and vector search both take them as candidates:
+        the daily log of Aug 3 holds no word of "what did I do on Aug 3?"."""
+        if not self.days:
+            return []
+        src = list(sources) if sources else None
+        rows = index.dated(self.days, limit, sources=src)[1]
+        return rows + [row for row in self.naming if not src or row.chunk.source in src]
 
 
 def query_profile(
@@ -342,8 +348,7 @@ def query_profile(
             # Aug 3, September: in the year of the newest such day memory has a note of
             newest = index.dated([d for d in named if d.startswith("--")], 1)[1]
             if newest and newest[0].chunk.date:
-                year = newest[0].chunk.date[:4]
-                named = [f"{year}-{d[2:]}" if d.startswith("--") else d for d in named]
+                named = _in_year(named, newest[0].chunk.date[:4])
         count = index.dated(named, 0)[0]
         # the notes naming a day: of one day, or of days no note is dated (next week); a
         # week of logs is answered by its logs (looking for the notes naming each of its days
@@ -356,7 +361,7 @@ def query_profile(
         written = max((row.chunk.date for row in found.values() if row.chunk.date), default="")
         if written and any(d.startswith("--") for d in named):
             # no note is dated such a day in any year: in the year of the newest naming it
-            named = [f"{written[:4]}-{d[2:]}" if d.startswith("--") else d for d in named]
+            named = _in_year(named, written[:4])
         if count or found:
             days.append((a, b, named))
             dated += count
@@ -448,6 +453,11 @@ def query_profile(
 
 
 _ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _in_year(days: list[str], year: str) -> list[str]:
+    """``days``, each day without a year (``--MM-DD``) placed in ``year``."""
+    return [f"{year}-{d[2:]}" if d.startswith("--") else d for d in days]
 
 
 def _telling(lines: dict[str, int], term: str) -> float:

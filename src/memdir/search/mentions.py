@@ -97,11 +97,12 @@ def naming_chunks(
     if held is None:
         count, logged = index.dated(wanted, MENTION_PROBE, sources=src)
         held = {row.chunk.date or "" for row in logged} if count <= len(logged) else set(wanted)
+    held_md = {h[-5:] for h in held if h}
     phrases: list[str] = []
     around: list[str] = []
     for d in wanted:
         phrases += _phrases(d)
-        if d in held or (d.startswith("--") and d[2:] in {h[-5:] for h in held if h}):
+        if d in held or (d.startswith("--") and d[2:] in held_md):
             continue
         # a day without notes of its own: the days around it, in any year when it has none
         # (a leap year's calendar: 29 February has neighbours)
