@@ -24,10 +24,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from check import results_name  # noqa: E402
-from probes import chunk_bodies, indexed_copy, probe_arguments, write_probe  # noqa: E402
+from probes import FrameTally, chunk_bodies, indexed_copy, probe_arguments  # noqa: E402
 
-from common import RESULTS_DIR, print_table  # noqa: E402
 from memdir.search.keyword import is_code, is_identifier_term  # noqa: E402
 from memdir.text import fts_query_terms, term_matcher  # noqa: E402
 
@@ -57,47 +55,16 @@ def codes_in(root: Path) -> list[str]:
 
 def main() -> int:
     args = probe_arguments(__doc__)
-    modes = args.modes
-    asked = 0
-    missed: dict[str, dict[str, list[str]]] = {mode: {} for mode in modes}
+    tally = FrameTally(FRAMES, args.modes, TOP)
     with indexed_copy(args.memory, args.provider, "memdir-codes-") as (root, mem):
         codes = codes_in(root)
         chunks = chunk_bodies(mem)
         for code in codes:
             tests = [term_matcher(t) for t in fts_query_terms(code) if is_identifier_term(t)]
             naming = {key for key, body in chunks if all(t(body) for t in tests)}
-            if not naming:
-                continue
-            for frame in FRAMES:
-                question = frame.format(code=code)
-                asked += 1
-                for mode in modes:
-                    hits = mem.search(
-                        question, max_results=TOP, min_score=0.0, mode=mode, refresh=False
-                    ).results
-                    if not {(h.path, h.start_line) for h in hits} & naming:
-                        missed[mode].setdefault(frame, []).append(code)
-    print(f"{len(codes)} codes, {asked} questions ({len(FRAMES)} frames)")
-    rows = [
-        [mode, asked, sum(len(v) for v in missed[mode].values())]
-        + [len(missed[mode].get(frame, ())) for frame in FRAMES]
-        for mode in modes
-    ]
-    print_table(["mode", "questions", f"none in top {TOP}", *FRAMES], rows)
-    out = args.out or RESULTS_DIR / f"{results_name(args.memory, 'codes')}.json"
-    write_probe(
-        out,
-        "agentmem-codes",
-        args.memory,
-        args.provider,
-        {
-            "codes": len(codes),
-            "questions": asked,
-            "frames": list(FRAMES),
-            "top": TOP,
-            "missed": missed,
-        },
-    )
+            if naming:
+                tally.ask(mem, code, naming, code=code)
+    tally.report(args, "codes", codes=len(codes))
     return 0
 
 

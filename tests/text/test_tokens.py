@@ -15,6 +15,7 @@ from memdir.text import (
     fts_query,
     fts_query_terms,
     identifier_spans,
+    literal_spans,
     match_text,
     term_matcher,
     term_surfaces,
@@ -42,6 +43,27 @@ def test_identifiers_are_phrases() -> None:
     )
     assert fts_query("ERR_X 0x80AB") == '"err_x" OR "0x80ab"'
     assert fts_query("ＯＰＳ－１２３４") == '"ops 1234"'  # full-width folds first
+
+
+def test_a_hyphenated_name_written_as_code_is_a_phrase() -> None:
+    # between backticks, or as a channel, tag or handle, it names one thing; in prose it is
+    # two words (on-call), as before
+    assert fts_query("`relay-workers` replicas") == '"relay workers" OR "replicas"'
+    assert fts_query("the #tw-hoshimi channel") == '"the" OR "tw hoshimi" OR "channel"'
+    assert fts_query("ask @ops-bot") == '"ask" OR "ops bot"'
+    assert fts_query("relay-workers on-call") == '"relay" OR "workers" OR "on" OR "call"'
+    assert term_surfaces("`relay-workers` 的副本数", ["relay workers"]) == ["relay-workers"]
+
+
+def test_literal_spans_are_what_a_question_writes_between_backticks() -> None:
+    assert literal_spans("what does `--check` do, and `nats://`? `--check` again") == [
+        "--check",
+        "nats://",
+    ]
+    assert literal_spans("`SHOW POOLS` 返回什么") == ["SHOW POOLS"]
+    assert literal_spans("` main ` and `ｍａｉｎ`") == ["main"]  # stripped, NFKC
+    # no letter or digit, CJK, too long, or unpaired: none
+    assert literal_spans("`/` `大促` `" + "x" * 81 + "` Deborah`s mother") == []
 
 
 def test_cjk_question_words_are_not_terms() -> None:

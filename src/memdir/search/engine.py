@@ -28,6 +28,7 @@ from memdir.search.keyword import (
     unpooled_scores,
 )
 from memdir.search.people import asks_who_it_is, is_about
+from memdir.search.quoted import holder, quoted_rows, quoted_text
 from memdir.search.recency import (
     asks_about_now,
     asks_what_it_is,
@@ -42,6 +43,7 @@ from memdir.text import (
     fts_match,
     fts_query_terms,
     is_katakana_word,
+    literal_spans,
     replace_surrogates,
     term_matcher,
     term_surfaces,
@@ -467,17 +469,25 @@ def _demote_the_unnamed(
     body: Callable[[int], str],
     profile: QueryProfile | None,
     query: str,
+    quoted: Sequence[str] = (),
 ) -> None:
     """Multiply by :data:`UNNAMED_CODE_FACTOR` the score of each candidate whose chunk
-    names none of the codes of the question that memory holds."""
-    if profile is None or not profile.holds_identifier:
-        return
-    held = [t for t in profile.terms if t not in profile.absent]
-    tests = [term_matcher(t) for t in code_terms(query, held)]
+    names none of the codes of the question that memory holds, nor holds any of ``quoted``,
+    the spans the question writes between backticks that memory holds as written
+    (:mod:`memdir.search.quoted`)."""
+    tests: list[Callable[[int], bool]] = []
+    if profile is not None and profile.holds_identifier:
+        held = [t for t in profile.terms if t not in profile.absent]
+        for term in code_terms(query, held):
+            matches = term_matcher(term)
+            tests.append(lambda cid, matches=matches: matches(body(cid)))
+    for span in quoted:
+        holds = holder(span)
+        tests.append(lambda cid, holds=holds: holds(quoted_text(rows[cid])))
     if not tests:
         return
     for c in candidates:
-        if c.chunk_id in rows and not any(test(body(c.chunk_id)) for test in tests):
+        if c.chunk_id in rows and not any(test(c.chunk_id) for test in tests):
             c.score *= UNNAMED_CODE_FACTOR
 
 
@@ -669,8 +679,10 @@ def run_search(
     about_now = asks_about_now(text)
     asked_what = None if about_now else asks_what_it_is(text)
     who = None if about_now or asked_what is not None else asks_who_it_is(text)
+    literals = literal_spans(text)
     with index.snapshot():
         about = _about(index, who, sources) if who is not None else []
+        quoted, held_literals = quoted_rows(index, literals, sources) if literals else ([], [])
         keyword_hits: list[tuple[int, float]] = []
         bodies: dict[int, str] = {}  # the candidates' match bodies, read once (_body_reader)
         rows: dict[int, ChunkRow] = {}
@@ -694,7 +706,7 @@ def run_search(
                 stopwords=stopwords,
                 profile=profile,
                 bodies=bodies,
-                also=about,
+                also=[*about, *quoted],
             ):
                 keyword_hits.append((row.chunk.id, score))
                 rows[row.chunk.id] = row.chunk
@@ -711,7 +723,7 @@ def run_search(
         elif mode == "vector" and vectors is not None:
             named = _naming_chunks(index, text, settings.max_results, sources, stopwords)
             named += _dated_chunks(index, words_profile, settings.max_results, sources)
-            named += [(row.chunk.id, 0.0) for row in about]
+            named += [(row.chunk.id, 0.0) for row in [*about, *quoted]]
             extra = _vector_scores_of_keyword_hits(vectors, vector_text, vector_hits, named)
             vector_hits = [*vector_hits, *extra]
         rows.update(index.chunks_by_ids([cid for cid, _ in vector_hits if cid not in rows]))
@@ -754,7 +766,7 @@ def run_search(
     body = _body_reader(rows, bodies)
     if mode == "vector":
         _demote_other_days(candidates, rows, words_profile)
-    _demote_the_unnamed(candidates, rows, body, profile or words_profile, text)
+    _demote_the_unnamed(candidates, rows, body, profile or words_profile, text, held_literals)
     named = asked_what
     naming = _naming(named, candidates, rows, body) if named is not None else set()
     if named is not None:

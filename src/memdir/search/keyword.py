@@ -19,6 +19,7 @@ from memdir.text import (
     fts_match,
     fts_query_terms,
     is_katakana_word,
+    literal_spans,
     loanwords,
     match_text,
     named_words,
@@ -405,6 +406,8 @@ def query_profile(
     lacked = {g for g in grams if dfs[g] == 0}  # CJK bigrams memory holds nowhere
     lacked_chars = {c for g in lacked for c in g}
     edges = _dictionary_edges(query, lacked, grams) if bridges else set()
+    # a word the question writes between backticks is code, and weighs as an identifier
+    quoted = _quoted_words(query)
     weights: dict[str, float] = {}
     for t in terms:
         if t in lacked and ((dfs[t[0]] and dfs[t[1]]) or t in edges):
@@ -413,7 +416,9 @@ def query_profile(
             continue  # the word memory lacks counts once, as its bigram, not thrice
         # a term held only through a bridge is as rare as its most common bridge
         df = max([dfs[t], *(dfs[w] for w in bridged.get(t, ()))])
-        weights[t] = presence_idf(total, df) * term_weight(t)
+        weights[t] = presence_idf(total, df) * (
+            IDENTIFIER_WEIGHT if t in quoted else term_weight(t)
+        )
     kept = [t for t in terms if t in weights]
     bridged = {t: bridged[t] for t in kept if t in bridged}
     held_by = {t: dfs[t] > 0 or t in bridged for t in kept}
@@ -429,7 +434,7 @@ def query_profile(
     # IDENTIFIER_WEIGHT times weighs as much in BM25's share as in the presence share
     match = fts_match(
         list(dict.fromkeys([*kept, *(form[w] for ws in bridged.values() for w in ws)]))
-        + [t for t in kept if is_identifier_term(t) for _ in range(_BM25_COPIES - 1)]
+        + [t for t in kept if is_identifier_term(t) or t in quoted for _ in range(_BM25_COPIES - 1)]
     )
     if match is None and not day_keys:
         return None
@@ -438,7 +443,10 @@ def query_profile(
         terms=kept,
         weights=weights,
         mass=held + ABSENT_WEIGHT * absent,
-        bm25_mass=sum(fts5_idf(total, dfs[t]) * _copies(t) for t in terms) + day_bm25,
+        bm25_mass=sum(
+            fts5_idf(total, dfs[t]) * (_BM25_COPIES if t in quoted else _copies(t)) for t in terms
+        )
+        + day_bm25,
         holds_identifier=any(held_by[t] and is_identifier_term(t) for t in kept),
         lacks_a_name=_lacks_a_name(query, kept, held_by, dfs),
         bridges=bridged,
@@ -554,7 +562,18 @@ def _bridges(index: IndexBackend, query: str, terms: list[str]) -> dict[str, lis
     offered = bilingual.word_bridges(query, terms)
     for term, names in bilingual.name_bridges(query, terms, held).items():
         offered[term] = list(dict.fromkeys([*names, *offered.get(term, [])]))
-    return offered
+    # a word between backticks is code, meant as written (`main` is no 主要)
+    quoted = _quoted_words(query)
+    return {term: words for term, words in offered.items() if term not in quoted}
+
+
+def _quoted_words(query: str) -> frozenset[str]:
+    """The query terms that are words the question writes between backticks, alone
+    (`` `main` ``, `` `--check` ``): code, meant as written (:func:`literal_spans`). An
+    identifier's phrase (`` `relay-workers` `` → ``relay workers``) is one already."""
+    return frozenset(
+        t for span in literal_spans(query) for t in fts_query_terms(span) if " " not in t
+    )
 
 
 def _dictionary_edges(query: str, lacked: set[str], grams: list[str]) -> set[str]:

@@ -49,6 +49,7 @@ __all__ = [
     "fts_query_terms",
     "identifier_spans",
     "is_utf8_encodable",
+    "literal_spans",
     "match_text",
     "named_words",
     "replace_surrogates",
@@ -272,6 +273,45 @@ def _is_identifier(span: str) -> bool:
     return any(c.isdigit() or c == "_" or c.isupper() or c in "./:=#@+" for c in span)
 
 
+def _identifiers(text: str) -> Iterator[re.Match[str]]:
+    """The identifiers of a question (``text`` normalised), in order: the joined spans that
+    :func:`_is_identifier` says are one, and the hyphenated ones written as code, between
+    backticks (`` `relay-workers` ``) or as a channel, tag or handle (``#tw-hoshimi``,
+    ``@ops-bot``), which a hyphenated word of prose (on-call) is not."""
+    quoted = [m.span(1) for m in _BACKTICKED.finditer(text)]
+    for match in _IDENTIFIER.finditer(text):
+        start, end = match.span()
+        if (
+            _is_identifier(match.group())
+            or (start and text[start - 1] in "#@")
+            or any(a <= start and end <= b for a, b in quoted)
+        ):
+            yield match
+
+
+_BACKTICKED = re.compile(r"`([^`\n]+)`")
+MAX_LITERAL = 80
+"""The longest span between backticks a question is searched for as written."""
+_HAS_CJK = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
+def literal_spans(query: str) -> list[str]:
+    """What a question writes between backticks, as code is written (`` `--check` ``,
+    `` `nats://` ``, `` `relay-workers` ``, `` `SHOW POOLS` ``): meant as written, so a note
+    holding it is what the question is about. Distinct, in order, NFKC-normalised and
+    stripped; only those holding a letter or digit, no CJK character (`` `大促` `` is a word
+    in quotes) and at most :data:`MAX_LITERAL` characters."""
+    text = unicodedata.normalize("NFKC", query)
+    spans = (m.group(1).strip() for m in _BACKTICKED.finditer(text))
+    return list(
+        dict.fromkeys(
+            s
+            for s in spans
+            if len(s) <= MAX_LITERAL and any(c.isalnum() for c in s) and not _HAS_CJK.search(s)
+        )
+    )
+
+
 def identifier_spans(text: str) -> list[tuple[int, int]]:
     """Where ``text`` names identifiers (``OPS-1234``, ``v1.13.2``, ``max_tokens=8192``, and
     single words with a digit or an underscore: ``0x80AB``, ``max_inflight``), and numbers
@@ -346,10 +386,8 @@ def fts_query_terms(
     text = unicodedata.normalize("NFKC", text)
     terms: list[str] = []
     at = 0
-    for match in _IDENTIFIER.finditer(text):
+    for match in _identifiers(text):
         span = match.group()
-        if not _is_identifier(span):
-            continue
         terms.extend(_query_tokens(text[at : match.start()]))
         words = [base_form(t) for t in _tokens(span)]
         terms.append(" ".join(words) if len(words) > 1 else words[0])
@@ -385,10 +423,9 @@ def term_surfaces(query: str, terms: Sequence[str]) -> list[str]:
     text = unicodedata.normalize("NFKC", query)
     folded = None if text.isascii() else variants.fold(text)
     phrases: dict[str, str] = {}
-    for match in _IDENTIFIER.finditer(text):
+    for match in _identifiers(text):
         span = match.group()
-        if _is_identifier(span):
-            phrases.setdefault(" ".join(base_form(t) for t in _tokens(span)), span)
+        phrases.setdefault(" ".join(base_form(t) for t in _tokens(span)), span)
     out: list[str] = []
     for term in terms:
         if " " in term:

@@ -1,0 +1,70 @@
+"""Every span a memory's notes write between backticks, asked about between backticks, in a few
+question frames: is a chunk holding it as written among the first three results of each mode?
+
+    python bench/agentmem/quoted.py [--memory engineer|designer] [--modes keyword,vector,hybrid]
+
+Agents write code between backticks when they search (`` what does `--check` do? ``,
+`` `relay-workers` 有几个副本？ ``). To FTS5 such a span is only its words: ``--check`` is the
+common word check, ``nats://`` is nats, `` `main` `` may be bridged to 主要, and the hyphenated
+``relay-workers`` is two loose words. This asks about each span as the notes write it (those
+:func:`memdir.text.literal_spans` keeps, held by some chunk as written: the chunks counted are
+those :func:`memdir.search.quoted.holder` says hold it), so what a change does to every such
+span shows. It uses no question of the bench, so it is no test half. No score floor. Writes
+``bench/results/agentmem[-designer]-quoted.json``.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+from probes import FrameTally, indexed_copy, probe_arguments  # noqa: E402
+
+from memdir.search.quoted import holder, quoted_text  # noqa: E402
+from memdir.text import literal_spans  # noqa: E402
+
+FRAMES = (
+    "`{span}` 是干什么的？",
+    "what is `{span}` for?",
+    "`{span}` について教えて",
+)
+TOP = 3
+_QUOTED = re.compile(r"`[^`\n]+`")
+
+
+def spans_in(root: Path) -> list[str]:
+    """The spans the Markdown notes under ``root`` write between backticks, as a question
+    writing them so would be searched for."""
+    found: set[str] = set()
+    for path in sorted(root.rglob("*.md")):
+        for quoted in _QUOTED.findall(path.read_text(encoding="utf-8")):
+            found.update(literal_spans(quoted))
+    return sorted(found)
+
+
+def main() -> int:
+    args = probe_arguments(__doc__)
+    tally = FrameTally(FRAMES, args.modes, TOP)
+    with indexed_copy(args.memory, args.provider, "memdir-quoted-") as (root, mem):
+        ids = [cid for (cid,) in mem.index.read("SELECT id FROM chunks", [])]
+        chunks = [
+            (row.path, row.start_line, quoted_text(row))
+            for row in mem.index.chunks_by_ids(ids).values()
+        ]
+        spans = spans_in(root)
+        for span in spans:
+            holds = holder(span)
+            holding = {(path, start) for path, start, text in chunks if holds(text)}
+            if holding:
+                tally.ask(mem, span, holding, span=span)
+    tally.report(args, "quoted", spans=len(spans))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,65 @@
+"""What a question writes between backticks: code, meant as written (`` `--check` ``,
+`` `nats://` ``, `` `relay-workers` ``, `` `main` ``).
+
+FTS5 sees only the words of such a span: ``--check`` is the common word check, ``nats://`` is
+nats, and `` `main` `` may even be bridged to 主要. So the chunks holding the span as written are
+looked up (:func:`quoted_rows`) and, when memory holds it, the results that do not hold it
+count less (:data:`memdir.search.engine.UNNAMED_CODE_FACTOR`, as for a code).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Sequence
+
+from memdir.index import ChunkRow, KeywordRow
+from memdir.index.backend import IndexBackend
+from memdir.text import fts_match, fts_query_terms
+
+__all__ = ["QUOTED_PROBE", "holder", "quoted_rows", "quoted_text"]
+
+QUOTED_PROBE = 500
+"""How many chunks holding the words of a quoted span are read, unranked, at most, to find those
+holding the span as written."""
+
+
+def quoted_text(chunk: ChunkRow) -> str:
+    """The text a quoted span is looked for in: the chunk's heading path and lines, NFKC-
+    normalised and case-folded."""
+    text = f"{chunk.context}\n{chunk.text}" if chunk.context else chunk.text
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def holder(span: str) -> Callable[[str], bool]:
+    """Whether a :func:`quoted_text` holds ``span`` as written (case aside), not as part of a
+    longer word: `` `main` `` is not held by "maintenance", `` `v1.2` `` not by "v1.23"."""
+    want = unicodedata.normalize("NFKC", span).casefold()
+    before = r"(?<![\w.])" if want[:1].isalnum() or want[:1] == "_" else ""
+    after = r"(?![\w]|\.\w)" if want[-1:].isalnum() or want[-1:] == "_" else ""
+    pattern = re.compile(before + re.escape(want) + after)
+    return lambda text: pattern.search(text) is not None
+
+
+def quoted_rows(
+    index: IndexBackend, spans: Sequence[str], sources: Sequence[str] | None
+) -> tuple[list[KeywordRow], list[str]]:
+    """The chunks holding one of ``spans`` as written, among up to :data:`QUOTED_PROBE`
+    holding the phrase of its words (read unranked), and the spans some chunk holds."""
+    found: dict[int, KeywordRow] = {}
+    held: list[str] = []
+    for span in spans:
+        words = [w for term in fts_query_terms(span) for w in term.split()]
+        match = fts_match([" ".join(words)]) if words else None
+        if match is None:
+            continue
+        holds = holder(span)
+        rows = index.keyword(
+            match, QUOTED_PROBE, sources=list(sources) if sources else None, ranked=False
+        )
+        holding = [row for row in rows if holds(quoted_text(row.chunk))]
+        if holding:
+            held.append(span)
+        for row in holding:
+            found.setdefault(row.chunk.id, row)
+    return list(found.values()), held

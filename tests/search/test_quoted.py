@@ -1,0 +1,133 @@
+"""What a question writes between backticks is searched for as written
+(:mod:`memdir.search.quoted`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memdir.index import Index
+from memdir.search import engine
+from memdir.search.engine import SearchSettings, run_search
+from memdir.search.quoted import holder
+from memdir.text.stopwords import STOP_WORDS
+
+from .helpers import add_note
+
+
+@pytest.mark.parametrize(
+    ("span", "text", "held"),
+    [
+        ("main", "never push to `main`; open a PR", True),
+        ("main", "the maintenance window", False),
+        ("main", "domain names", False),
+        ("--check", "pg_upgrade --check passed", True),
+        ("--check", "check the dashboard", False),
+        ("nats://", "broker.url must be a nats:// URL", True),
+        ("nats://", "NATS staging cluster", False),
+        ("v1.2", "shipped v1.2 today", True),
+        ("v1.2", "shipped v1.23 today", False),
+        ("v1.2", "shipped v1.2.", True),
+        ("Relay-Workers", "scale relay-workers to 20", True),
+    ],
+)
+def test_a_quoted_span_is_held_as_written_not_inside_a_longer_word(
+    span: str, text: str, held: bool
+) -> None:
+    assert holder(span)(text.casefold()) is held
+
+
+class _Nearest:
+    """A vector half that finds only ``near`` and knows the similarity of every chunk."""
+
+    def __init__(self, near: list[tuple[int, float]], every: dict[int, float]) -> None:
+        self.near, self.every = near, every
+
+    def search(self, query: str, limit: int, assist: object = None) -> list[tuple[int, float]]:
+        return list(self.near)
+
+    def scores(self, query: str, chunk_ids: list[int]) -> list[tuple[int, float]]:
+        return [(cid, self.every[cid]) for cid in chunk_ids if cid in self.every]
+
+
+def _memory(tmp_path: Path) -> tuple[Index, dict[str, int]]:
+    index = Index.open(tmp_path / "index.sqlite")
+    ids = {}
+    with index.transaction() as conn:
+        # many short notes about checking things, one long one running the flag
+        for i in range(30):
+            ids[f"check{i}"] = add_note(
+                index, f"memory/check{i}.md", f"check the dashboard {i}", conn=conn
+            )
+        ids["flag"] = add_note(
+            index,
+            "memory/pg16.md",
+            "PG 13 to 16 rehearsal on staging: ran pg_upgrade with --link --check first, "
+            "it reported a missing extension, installed pg_stat_statements on the new cluster, "
+            "then the real run took eleven minutes and the rollback plan was written down.",
+            conn=conn,
+        )
+        ids["main"] = add_note(
+            index, "MEMORY.md", "Never push to `main`; always open a PR.", conn=conn
+        )
+        for i in range(5):
+            ids[f"zh{i}"] = add_note(index, f"memory/zh{i}.md", f"主要讲了 OPS-12{i}", conn=conn)
+    return index, ids
+
+
+@pytest.mark.parametrize("mode", ["keyword", "hybrid", "vector"])
+def test_a_quoted_flag_finds_the_note_running_it(tmp_path: Path, mode: str) -> None:
+    """``--check`` is the common word check to FTS5: the short notes about checking things
+    outranked the one long note that runs ``pg_upgrade --check``. Quoted, the flag is looked
+    up as written, in every mode, and the results not holding it count half."""
+    index, ids = _memory(tmp_path)
+    near = [(ids[f"check{i}"], 0.8) for i in range(10)]
+    vectors = _Nearest(near, {cid: 0.6 for cid in ids.values()} | dict(near))
+    settings = SearchSettings(mode=mode, min_score=0.0, max_results=3)
+
+    def first(query: str) -> str:
+        found = run_search(
+            index,
+            query,
+            settings,
+            workspace=tmp_path,
+            vectors=None if mode == "keyword" else vectors,
+            stopwords=STOP_WORDS,
+        )
+        return found.results[0].path
+
+    assert first("what does `--check` do?") == "memory/pg16.md"
+    if mode == "keyword":  # unquoted, it is the word check, as before
+        assert first("what does check do?") != "memory/pg16.md"
+    index.close()
+
+
+def test_a_quoted_word_is_not_bridged_to_the_other_language(tmp_path: Path) -> None:
+    """`` `main` `` is the branch, not 主要: quoted, the word is no bridge to Chinese, and the
+    note holding it comes first; unquoted, the Chinese notes may answer it as before."""
+    index, _ = _memory(tmp_path)
+    settings = SearchSettings(mode="keyword", min_score=0.0, max_results=3)
+    found = run_search(
+        index, "what is `main` for?", settings, workspace=tmp_path, stopwords=STOP_WORDS
+    )
+    assert [r.path for r in found.results][:1] == ["MEMORY.md"]
+    for r in found.results[1:]:  # the others hold no `main`: halved
+        assert r.score == pytest.approx(engine.UNNAMED_CODE_FACTOR * r.text_score)
+    index.close()
+
+
+def test_a_quoted_span_memory_lacks_demotes_nothing(tmp_path: Path) -> None:
+    """A span memory does not hold as written demotes nothing: the question may misquote it.
+    (Its word weighs as an identifier's, absent, so the scores are lower; the order stays.)"""
+    index, _ = _memory(tmp_path)
+    settings = SearchSettings(mode="keyword", min_score=0.0, max_results=3)
+    quoted = run_search(
+        index, "what does `--verify` check?", settings, workspace=tmp_path, stopwords=STOP_WORDS
+    )
+    plain = run_search(
+        index, "what does --verify check?", settings, workspace=tmp_path, stopwords=STOP_WORDS
+    )
+    assert [r.path for r in quoted.results] == [r.path for r in plain.results]
+    assert quoted.not_in_memory == plain.not_in_memory == ("verify",)
+    index.close()
