@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
@@ -125,10 +125,18 @@ class FrameTally:
         self.asked = 0
         self.missed: dict[str, dict[str, list[str]]] = {mode: {} for mode in modes}
 
-    def ask(self, mem: Any, thing: str, holding: set[tuple[str, int]], **fields: str) -> None:
-        """Ask each frame, filled with ``fields``, of every mode; ``holding`` are the
-        ``(path, start line)`` of the chunks that answer it. No score floor."""
-        for frame in self.frames:
+    def ask(
+        self,
+        mem: Any,
+        thing: str,
+        holding: set[tuple[str, int]],
+        frames: Sequence[str] | None = None,
+        **fields: str,
+    ) -> None:
+        """Ask each frame (or each of ``frames``), filled with ``fields``, of every mode;
+        ``holding`` are the ``(path, start line)`` of the chunks that answer it. No score
+        floor."""
+        for frame in self.frames if frames is None else frames:
             question = frame.format(**fields)
             self.asked += 1
             for mode in self.modes:

@@ -8,8 +8,9 @@ Agents write code between backticks when they search (`` what does `--check` do?
 common word check, ``nats://`` is nats, `` `main` `` may be bridged to 主要, and the hyphenated
 ``relay-workers`` is two loose words. This asks about each span as the notes write it (those
 :func:`memdir.text.literal_spans` keeps, held by some chunk as written: the chunks counted are
-those :func:`memdir.search.quoted.holder` says hold it), so what a change does to every such
-span shows. It uses no question of the bench, so it is no test half. No score floor. Writes
+those :func:`memdir.search.quoted.holder` says hold it), and asks a long option
+(``--dry-run``) without backticks too, so what a change does to every such span shows. It
+uses no question of the bench, so it is no test half. No score floor. Writes
 ``bench/results/agentmem[-designer]-quoted.json``.
 """
 
@@ -32,9 +33,14 @@ FRAMES = (
     "`{span}` 是干什么的？",
     "what is `{span}` for?",
     "`{span}` について教えて",
+    "what does {span} do?",
 )
+QUOTED_FRAMES = FRAMES[:3]
+"""The frames every span is asked in; a long option (``--dry-run``) is asked without
+backticks too, in the last frame."""
 TOP = 3
 _QUOTED = re.compile(r"`[^`\n]+`")
+_OPTION = re.compile(r"--[A-Za-z][\w-]*")
 
 
 def spans_in(root: Path) -> list[str]:
@@ -61,7 +67,8 @@ def main() -> int:
             holds = holder(span)
             holding = {(path, start) for path, start, text in chunks if holds(text)}
             if holding:
-                tally.ask(mem, span, holding, span=span)
+                option = _OPTION.fullmatch(span) is not None  # no backticks needed
+                tally.ask(mem, span, holding, None if option else QUOTED_FRAMES, span=span)
     tally.report(args, "quoted", spans=len(spans))
     return 0
 

@@ -79,8 +79,9 @@ def _memory(tmp_path: Path) -> tuple[Index, dict[str, int]]:
 @pytest.mark.parametrize("mode", ["keyword", "hybrid", "vector"])
 def test_a_quoted_flag_finds_the_note_running_it(tmp_path: Path, mode: str) -> None:
     """``--check`` is the common word check to FTS5: the short notes about checking things
-    outranked the one long note that runs ``pg_upgrade --check``. Quoted, the flag is looked
-    up as written, in every mode, and the results not holding it count half."""
+    outranked the one long note that runs ``pg_upgrade --check``. Quoted, or written as a long
+    option, the flag is looked up as written, in every mode, and the results not holding it
+    count half."""
     index, ids = _memory(tmp_path)
     near = [(ids[f"check{i}"], 0.8) for i in range(10)]
     vectors = _Nearest(near, {cid: 0.6 for cid in ids.values()} | dict(near))
@@ -98,7 +99,8 @@ def test_a_quoted_flag_finds_the_note_running_it(tmp_path: Path, mode: str) -> N
         return found.results[0].path
 
     assert first("what does `--check` do?") == "memory/pg16.md"
-    if mode == "keyword":  # unquoted, it is the word check, as before
+    assert first("what does --check do?") == "memory/pg16.md"  # an option needs no backticks
+    if mode == "keyword":  # the word alone is the word check, as before
         assert first("what does check do?") != "memory/pg16.md"
     index.close()
 

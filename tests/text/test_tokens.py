@@ -51,6 +51,7 @@ def test_a_hyphenated_name_written_as_code_is_a_phrase() -> None:
     assert fts_query("`relay-workers` replicas") == '"relay workers" OR "replicas"'
     assert fts_query("the #tw-hoshimi channel") == '"the" OR "tw hoshimi" OR "channel"'
     assert fts_query("ask @ops-bot") == '"ask" OR "ops bot"'
+    assert fts_query("what does --dry-run do") == '"what" OR "does" OR "dry run" OR "do"'
     assert fts_query("relay-workers on-call") == '"relay" OR "workers" OR "on" OR "call"'
     assert term_surfaces("`relay-workers` 的副本数", ["relay workers"]) == ["relay-workers"]
 
@@ -61,6 +62,9 @@ def test_literal_spans_are_what_a_question_writes_between_backticks() -> None:
         "nats://",
     ]
     assert literal_spans("`SHOW POOLS` 返回什么") == ["SHOW POOLS"]
+    # a long option needs no backticks; prose's dashes are none
+    assert literal_spans("what does --dry-run do, with `--check`?") == ["--dry-run", "--check"]
+    assert literal_spans("home--tired, a -- b, x---y") == []
     assert literal_spans("` main ` and `ｍａｉｎ`") == ["main"]  # stripped, NFKC
     # no letter or digit, CJK, too long, or unpaired: none
     assert literal_spans("`/` `大促` `" + "x" * 81 + "` Deborah`s mother") == []

@@ -276,9 +276,11 @@ def _is_identifier(span: str) -> bool:
 def _identifiers(text: str) -> Iterator[re.Match[str]]:
     """The identifiers of a question (``text`` normalised), in order: the joined spans that
     :func:`_is_identifier` says are one, and the hyphenated ones written as code, between
-    backticks (`` `relay-workers` ``) or as a channel, tag or handle (``#tw-hoshimi``,
-    ``@ops-bot``), which a hyphenated word of prose (on-call) is not."""
+    backticks (`` `relay-workers` ``), as a long option (``--dry-run``) or as a channel, tag
+    or handle (``#tw-hoshimi``, ``@ops-bot``), which a hyphenated word of prose (on-call) is
+    not."""
     quoted = [m.span(1) for m in _BACKTICKED.finditer(text)]
+    quoted += [m.span() for m in _LONG_OPTION.finditer(text)]
     for match in _IDENTIFIER.finditer(text):
         start, end = match.span()
         if (
@@ -292,17 +294,22 @@ def _identifiers(text: str) -> Iterator[re.Match[str]]:
 _BACKTICKED = re.compile(r"`([^`\n]+)`")
 MAX_LITERAL = 80
 """The longest span between backticks a question is searched for as written."""
+_LONG_OPTION = re.compile(r"(?<![\w`-])--[A-Za-z][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*")
 _HAS_CJK = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
 
 def literal_spans(query: str) -> list[str]:
     """What a question writes between backticks, as code is written (`` `--check` ``,
-    `` `nats://` ``, `` `relay-workers` ``, `` `SHOW POOLS` ``): meant as written, so a note
-    holding it is what the question is about. Distinct, in order, NFKC-normalised and
-    stripped; only those holding a letter or digit, no CJK character (`` `大促` `` is a word
-    in quotes) and at most :data:`MAX_LITERAL` characters."""
+    `` `nats://` ``, `` `relay-workers` ``, `` `SHOW POOLS` ``), and the long options it
+    writes outside them (``--dry-run``, ``--nb-radius-md``), which prose never writes: meant
+    as written, so a note holding it is what the question is about. Distinct, in order,
+    NFKC-normalised and stripped; only those holding a letter or digit, no CJK character
+    (`` `大促` `` is a word in quotes) and at most :data:`MAX_LITERAL` characters."""
     text = unicodedata.normalize("NFKC", query)
-    spans = (m.group(1).strip() for m in _BACKTICKED.finditer(text))
+    quoted = [(m.start(), m.group(1).strip()) for m in _BACKTICKED.finditer(text)]
+    bare = _BACKTICKED.sub(lambda m: " " * len(m.group()), text)  # offsets kept
+    options = [(m.start(), m.group()) for m in _LONG_OPTION.finditer(bare)]
+    spans = (s for _, s in sorted(quoted + options))
     return list(
         dict.fromkeys(
             s
