@@ -36,8 +36,9 @@ INPUT_SCHEMA: dict[str, Any] = {
             "type": "string",
             "minLength": 1,
             "description": (
-                "What to recall: a question or keywords, in any language. Only the first "
-                f"{MAX_QUERY_CHARS:,} characters are searched (a warning says so)."
+                "What to recall: a question or keywords, in any language. Put code between "
+                "backticks (`relay-workers`, `--check`, `nats://`) to find it as written. Only "
+                f"the first {MAX_QUERY_CHARS:,} characters are searched (a warning says so)."
             ),
         },
         "maxResults": {
