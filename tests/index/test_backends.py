@@ -52,6 +52,8 @@ QUERIES = [
     "something memory never mentions xylophone",
     "what did I do on Jan 12?",  # the day's chunks, by their date
     "1月13日 deploy",
+    "`on-call` channel",  # a quoted span: the chunks holding it as written, read unranked
+    "what fails on `max_tokens=8192`?",
 ]
 
 

@@ -133,3 +133,16 @@ def test_a_quoted_span_memory_lacks_demotes_nothing(tmp_path: Path) -> None:
     assert [r.path for r in quoted.results] == [r.path for r in plain.results]
     assert quoted.not_in_memory == plain.not_in_memory == ("verify",)
     index.close()
+
+
+def test_only_the_first_quoted_spans_are_looked_up(tmp_path: Path) -> None:
+    """A question quoting many spans costs at most MAX_QUOTED reads; the others are words."""
+    from memdir.search.quoted import MAX_QUOTED, quoted_rows
+
+    index, ids = _memory(tmp_path)
+    spans = [f"--opt{i}" for i in range(MAX_QUOTED)] + ["--check"]
+    rows, held = quoted_rows(index, spans, None)
+    assert rows == [] and held == []  # --check comes after the first MAX_QUOTED
+    rows, held = quoted_rows(index, ["--check"], None)
+    assert [row.chunk.id for row in rows] == [ids["flag"]] and held == ["--check"]
+    index.close()

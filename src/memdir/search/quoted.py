@@ -17,11 +17,15 @@ from memdir.index import ChunkRow, KeywordRow
 from memdir.index.backend import IndexBackend
 from memdir.text import fts_match, fts_query_terms
 
-__all__ = ["QUOTED_PROBE", "holder", "quoted_rows", "quoted_text"]
+__all__ = ["MAX_QUOTED", "QUOTED_PROBE", "holder", "quoted_rows", "quoted_text"]
 
 QUOTED_PROBE = 500
 """How many chunks holding the words of a quoted span are read, unranked, at most, to find those
 holding the span as written."""
+
+MAX_QUOTED = 8
+"""How many of a question's quoted spans are looked up, at most (the first): each costs a read
+of up to :data:`QUOTED_PROBE` chunks."""
 
 
 def quoted_text(chunk: ChunkRow) -> str:
@@ -45,10 +49,11 @@ def quoted_rows(
     index: IndexBackend, spans: Sequence[str], sources: Sequence[str] | None
 ) -> tuple[list[KeywordRow], list[str]]:
     """The chunks holding one of ``spans`` as written, among up to :data:`QUOTED_PROBE`
-    holding the phrase of its words (read unranked), and the spans some chunk holds."""
+    holding the phrase of its words (read unranked), and the spans some chunk holds; only
+    the first :data:`MAX_QUOTED` spans."""
     found: dict[int, KeywordRow] = {}
     held: list[str] = []
-    for span in spans:
+    for span in spans[:MAX_QUOTED]:
         words = [w for term in fts_query_terms(span) for w in term.split()]
         match = fts_match([" ".join(words)]) if words else None
         if match is None:
