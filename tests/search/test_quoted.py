@@ -128,10 +128,37 @@ def test_a_quoted_span_memory_lacks_demotes_nothing(tmp_path: Path) -> None:
         index, "what does `--verify` check?", settings, workspace=tmp_path, stopwords=STOP_WORDS
     )
     plain = run_search(
-        index, "what does --verify check?", settings, workspace=tmp_path, stopwords=STOP_WORDS
+        index, "what does verify check?", settings, workspace=tmp_path, stopwords=STOP_WORDS
     )
     assert [r.path for r in quoted.results] == [r.path for r in plain.results]
-    assert quoted.not_in_memory == plain.not_in_memory == ("verify",)
+    # the span memory lacks is named as written, in place of its words
+    assert plain.not_in_memory == ("verify",)
+    assert quoted.not_in_memory == ("--verify",)
+
+
+def test_a_quoted_span_memory_holds_only_in_prose_is_named_not_in_memory(tmp_path: Path) -> None:
+    """Memory holds the word check, but no note writes `--check-all`: the span is
+    named as written (its words are no longer listed apart); a span memory holds is not."""
+    index, _ = _memory(tmp_path)
+    for mode in ("keyword", "hybrid"):
+        found = run_search(
+            index,
+            "what does `--check-all` do to the dashboard?",
+            SearchSettings(mode=mode, min_score=0.0),
+            workspace=tmp_path,
+            vectors=_Nearest([], {}) if mode == "hybrid" else None,
+            stopwords=STOP_WORDS,
+        )
+        assert found.not_in_memory == ("--check-all",)
+        held = run_search(
+            index,
+            "what does `--check` do?",
+            SearchSettings(mode=mode, min_score=0.0),
+            workspace=tmp_path,
+            vectors=_Nearest([], {}) if mode == "hybrid" else None,
+            stopwords=STOP_WORDS,
+        )
+        assert held.not_in_memory == ()
     index.close()
 
 

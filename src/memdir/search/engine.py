@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
@@ -28,7 +29,7 @@ from memdir.search.keyword import (
     unpooled_scores,
 )
 from memdir.search.people import asks_who_it_is, is_about
-from memdir.search.quoted import holder, quoted_rows, quoted_text
+from memdir.search.quoted import MAX_QUOTED, holder, quoted_rows, quoted_text
 from memdir.search.recency import (
     asks_about_now,
     asks_what_it_is,
@@ -596,6 +597,32 @@ def _not_in_memory(
     return tuple(dict.fromkeys(term_surfaces(text, words)))
 
 
+def _with_unquoted(
+    words: tuple[str, ...],
+    spans: Sequence[str],
+    holding: Sequence[KeywordRow],
+    path_filter: Callable[[str, str], bool] | None,
+) -> tuple[str, ...]:
+    """``not_in_memory`` with the quoted spans (of the first :data:`MAX_QUOTED`) that no note
+    the caller may see holds as written, as the question writes them (`` `--verify` `` when
+    notes write verify only in prose), in place of their words."""
+    visible = [
+        row
+        for row in holding
+        if path_filter is None or path_filter(row.chunk.path, row.chunk.source)
+    ]
+    lacked = []
+    for span in spans[:MAX_QUOTED]:
+        holds = holder(span)
+        if not any(holds(quoted_text(row.chunk)) for row in visible):
+            lacked.append(span)
+    if not lacked:
+        return words
+    theirs = {w for span in lacked for w in re.findall(r"\w+", span.casefold())}
+    kept = (w for w in words if not set(re.findall(r"\w+", w.casefold())) <= theirs)
+    return tuple(dict.fromkeys([*lacked, *kept]))
+
+
 def _shorten(text: str, limit: int) -> str:
     """The first ``limit`` characters of ``text``, ending at a space rather than inside a word
     when there is one in the second half."""
@@ -831,6 +858,8 @@ def run_search(
     not_in_memory = _not_in_memory(
         index, text, profile or words_profile, candidates, rows, body, sources, path_filter
     )
+    if literals:
+        not_in_memory = _with_unquoted(not_in_memory, literals, quoted, path_filter)
     return SearchResponse(
         query=text,
         results=tuple(results),

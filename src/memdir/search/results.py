@@ -70,9 +70,10 @@ class SearchResponse:
     elapsed_ms: float = 0.0
     not_in_memory: tuple[str, ...] = field(default_factory=tuple)
     """Words of the query that no note holds, not even in the other language (``PayPal``,
-    ``OPS-9999``), as the query writes them: with no results, a sign that memory knows
-    nothing of them; with results, what they do not say. Behind a path filter or ``sources``
-    only the notes that pass count."""
+    ``OPS-9999``), and spans it quotes that no note holds as written (``--verify``), as the
+    query writes them: with no results, a sign that memory knows nothing of them; with
+    results, what they do not say. Behind a path filter or ``sources`` only the notes that
+    pass count."""
 
     def __iter__(self) -> Iterator[SearchResult]:
         return iter(self.results)

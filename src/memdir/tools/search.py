@@ -24,7 +24,7 @@ DESCRIPTION = (
     "dates, people, preferences or todos. Returns the best-matching snippets with path, line "
     "range, score, heading path and date; quote the 'Source: path#Lx-Ly' line when it helps the user verify. Use "
     "memory_get to read more lines around a hit. 'not_in_memory' lists the words of the query "
-    "that no note holds: with no results, memory has no record of them (say so, or retry with "
+    "(and the `quoted` spans) that no note holds: with no results, memory has no record of them (say so, or retry with "
     "other words if they may be written otherwise). If the result has disabled=true, memory "
     "search is unavailable: tell the user rather than guessing."
 )
