@@ -173,3 +173,29 @@ def test_only_the_first_quoted_spans_are_looked_up(tmp_path: Path) -> None:
     rows, held = quoted_rows(index, ["--check"], None)
     assert [row.chunk.id for row in rows] == [ids["flag"]] and held == ["--check"]
     index.close()
+
+
+def test_a_quoted_span_only_a_hidden_note_holds_changes_nothing_the_caller_sees(
+    tmp_path: Path,
+) -> None:
+    """Behind a path filter, a span only a note the caller may not see holds is lacked: no
+    result is halved for not holding it, and it is named in not_in_memory, which so never
+    hints at the hidden note."""
+    index, _ = _memory(tmp_path)
+    settings = SearchSettings(mode="keyword", min_score=0.0, max_results=3)
+
+    def visible(path: str, source: str) -> bool:
+        return path != "memory/pg16.md"
+
+    quoted = run_search(
+        index,
+        "what does `--check` do?",
+        settings,
+        workspace=tmp_path,
+        stopwords=STOP_WORDS,
+        path_filter=visible,
+    )
+    assert "memory/pg16.md" not in [r.path for r in quoted.results]
+    assert quoted.results and all(r.score == pytest.approx(r.text_score) for r in quoted.results)
+    assert quoted.not_in_memory == ("--check",)
+    index.close()

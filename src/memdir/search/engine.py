@@ -598,24 +598,12 @@ def _not_in_memory(
 
 
 def _with_unquoted(
-    words: tuple[str, ...],
-    spans: Sequence[str],
-    holding: Sequence[KeywordRow],
-    path_filter: Callable[[str, str], bool] | None,
+    words: tuple[str, ...], spans: Sequence[str], held: Sequence[str]
 ) -> tuple[str, ...]:
     """``not_in_memory`` with the quoted spans (of the first :data:`MAX_QUOTED`) that no note
-    the caller may see holds as written, as the question writes them (`` `--verify` `` when
-    notes write verify only in prose), in place of their words."""
-    visible = [
-        row
-        for row in holding
-        if path_filter is None or path_filter(row.chunk.path, row.chunk.source)
-    ]
-    lacked = []
-    for span in spans[:MAX_QUOTED]:
-        holds = holder(span)
-        if not any(holds(quoted_text(row.chunk)) for row in visible):
-            lacked.append(span)
+    the caller may see holds as written (not in ``held``), as the question writes them
+    (`` `--verify` `` when notes write verify only in prose), in place of their words."""
+    lacked = [span for span in spans[:MAX_QUOTED] if span not in held]
     if not lacked:
         return words
     theirs = {w for span in lacked for w in re.findall(r"\w+", span.casefold())}
@@ -709,7 +697,9 @@ def run_search(
     literals = literal_spans(text)
     with index.snapshot():
         about = _about(index, who, sources) if who is not None else []
-        quoted, held_literals = quoted_rows(index, literals, sources) if literals else ([], [])
+        quoted, held_literals = (
+            quoted_rows(index, literals, sources, path_filter) if literals else ([], [])
+        )
         keyword_hits: list[tuple[int, float]] = []
         bodies: dict[int, str] = {}  # the candidates' match bodies, read once (_body_reader)
         rows: dict[int, ChunkRow] = {}
@@ -859,7 +849,7 @@ def run_search(
         index, text, profile or words_profile, candidates, rows, body, sources, path_filter
     )
     if literals:
-        not_in_memory = _with_unquoted(not_in_memory, literals, quoted, path_filter)
+        not_in_memory = _with_unquoted(not_in_memory, literals, held_literals)
     return SearchResponse(
         query=text,
         results=tuple(results),

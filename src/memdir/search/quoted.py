@@ -1,10 +1,12 @@
-"""What a question writes between backticks: code, meant as written (`` `--check` ``,
-`` `nats://` ``, `` `relay-workers` ``, `` `main` ``).
+"""What a question writes between backticks, and the long options it writes outside them:
+code, meant as written (`` `--check` ``, `` `nats://` ``, `` `relay-workers` ``, `` `main` ``,
+``--dry-run``; :func:`memdir.text.literal_spans`).
 
 FTS5 sees only the words of such a span: ``--check`` is the common word check, ``nats://`` is
 nats, and `` `main` `` may even be bridged to 主要. So the chunks holding the span as written are
 looked up (:func:`quoted_rows`) and, when memory holds it, the results that do not hold it
-count less (:data:`memdir.search.engine.UNNAMED_CODE_FACTOR`, as for a code).
+count less (:data:`memdir.search.engine.UNNAMED_CODE_FACTOR`, as for a code); a span no note
+holds as written is named in ``not_in_memory``.
 """
 
 from __future__ import annotations
@@ -46,11 +48,16 @@ def holder(span: str) -> Callable[[str], bool]:
 
 
 def quoted_rows(
-    index: IndexBackend, spans: Sequence[str], sources: Sequence[str] | None
+    index: IndexBackend,
+    spans: Sequence[str],
+    sources: Sequence[str] | None,
+    path_filter: Callable[[str, str], bool] | None = None,
 ) -> tuple[list[KeywordRow], list[str]]:
     """The chunks holding one of ``spans`` as written, among up to :data:`QUOTED_PROBE`
-    holding the phrase of its words (read unranked), and the spans some chunk holds; only
-    the first :data:`MAX_QUOTED` spans."""
+    holding the phrase of its words (read unranked), and the spans some such chunk holds;
+    only the first :data:`MAX_QUOTED` spans, and only chunks that pass ``path_filter``
+    (``(path, source)`` → whether the caller may see it): a note the caller may not see
+    changes nothing."""
     found: dict[int, KeywordRow] = {}
     held: list[str] = []
     for span in spans[:MAX_QUOTED]:
@@ -62,7 +69,12 @@ def quoted_rows(
         rows = index.keyword(
             match, QUOTED_PROBE, sources=list(sources) if sources else None, ranked=False
         )
-        holding = [row for row in rows if holds(quoted_text(row.chunk))]
+        holding = [
+            row
+            for row in rows
+            if (path_filter is None or path_filter(row.chunk.path, row.chunk.source))
+            and holds(quoted_text(row.chunk))
+        ]
         if holding:
             held.append(span)
         for row in holding:
