@@ -633,3 +633,26 @@ def test_fewer_results_are_the_first_of_more(tmp_path: Path) -> None:
         assert first(query, 1) == first(query, 10)[:1], query
         assert first(query, 3) == first(query, 10)[:3], query
     index.close()
+
+
+def test_a_code_only_a_hidden_note_names_halves_no_visible_result(tmp_path: Path) -> None:
+    """Results naming none of the question's codes count half only when one the caller may
+    see does: behind a path filter, a code only a hidden note names changes no score (the
+    visible results would all be halved, and might fall under the floor, for a note the
+    caller may not know of)."""
+    index = Index.open(tmp_path / "index.sqlite")
+    add_note(index, "hidden/hanami.md", "| HNM-147 | pickup time change | in review |")
+    add_note(index, "qingcheng.md", "| QC-27 | 会员页 | 状态 已交 |")
+    settings = SearchSettings(mode="keyword", min_score=0.0)
+    found = run_search(
+        index,
+        "HNM-147 状态",
+        settings,
+        workspace=tmp_path,
+        path_filter=lambda path, source: not path.startswith("hidden/"),
+    )
+    assert [r.path for r in found.results] == ["qingcheng.md"]
+    assert found.results[0].score == pytest.approx(found.results[0].text_score)
+    unfiltered = run_search(index, "HNM-147 状态", settings, workspace=tmp_path)
+    assert [r.path for r in unfiltered.results] == ["hidden/hanami.md", "qingcheng.md"]
+    index.close()

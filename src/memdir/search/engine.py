@@ -475,7 +475,8 @@ def _demote_the_unnamed(
     """Multiply by :data:`UNNAMED_CODE_FACTOR` the score of each candidate whose chunk
     names none of the codes of the question that memory holds, nor holds any of ``quoted``,
     the spans the question writes between backticks that memory holds as written
-    (:mod:`memdir.search.quoted`)."""
+    (:mod:`memdir.search.quoted`); unless no candidate does (``candidates`` are those the
+    caller may see), so that a note behind a path filter changes no score the caller gets."""
     tests: list[Callable[[int], bool]] = []
     if profile is not None and profile.holds_identifier:
         held = [t for t in profile.terms if t not in profile.absent]
@@ -487,9 +488,13 @@ def _demote_the_unnamed(
         tests.append(lambda cid, holds=holds: holds(quoted_text(rows[cid])))
     if not tests:
         return
-    for c in candidates:
-        if c.chunk_id in rows and not any(test(c.chunk_id) for test in tests):
-            c.score *= UNNAMED_CODE_FACTOR
+    unnamed = [
+        c for c in candidates if c.chunk_id in rows and not any(t(c.chunk_id) for t in tests)
+    ]
+    if len(unnamed) == len(candidates):
+        return  # none names one: the notes that do are hidden from the caller, or out of reach
+    for c in unnamed:
+        c.score *= UNNAMED_CODE_FACTOR
 
 
 def _about(index: IndexBackend, name: str, sources: Sequence[str] | None) -> list[KeywordRow]:
