@@ -24,7 +24,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from probes import FrameTally, chunk_bodies, indexed_copy, probe_arguments  # noqa: E402
+from probes import Asked, chunk_bodies, indexed_copy, probe_arguments, write_missed  # noqa: E402
 
 from memdir.search.keyword import is_code, is_identifier_term  # noqa: E402
 from memdir.text import fts_query_terms, term_matcher  # noqa: E402
@@ -55,16 +55,22 @@ def codes_in(root: Path) -> list[str]:
 
 def main() -> int:
     args = probe_arguments(__doc__)
-    tally = FrameTally(FRAMES, args.modes, TOP)
     with indexed_copy(args.memory, args.provider, "memdir-codes-") as (root, mem):
         codes = codes_in(root)
         chunks = chunk_bodies(mem)
+        asked = Asked(mem, args.modes, list(FRAMES), TOP)
         for code in codes:
             tests = [term_matcher(t) for t in fts_query_terms(code) if is_identifier_term(t)]
             naming = {key for key, body in chunks if all(t(body) for t in tests)}
-            if naming:
-                tally.ask(mem, code, naming, code=code)
-    tally.report(args, "codes", codes=len(codes))
+            for frame in FRAMES if naming else ():
+                asked.ask(
+                    frame,
+                    frame.format(code=code),
+                    lambda h, found=naming: (h.path, h.start_line) in found,
+                    code,
+                )
+    asked.print(f"{len(codes)} codes")
+    write_missed(args, "codes", asked, codes=len(codes))
     return 0
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
@@ -116,63 +116,24 @@ class Asked:
         print_table(["mode", "questions", f"none in top {self.top}", *self.frames], rows)
 
 
-class FrameTally:
-    """Questions asked in frames about each of a memory's things (a code, a quoted span), and,
-    per mode and frame, the things none of whose chunks was among the first ``top`` results."""
+def write_missed(args: Any, what: str, asked: Asked, **found: Any) -> None:
+    """Write ``bench/results/agentmem[-designer]-<what>.json`` (or ``args.out``): ``found``
+    (what the memory holds that was asked about), the questions, frames and misses of
+    ``asked``."""
+    from check import results_name
 
-    def __init__(self, frames: tuple[str, ...], modes: list[str], top: int = 3) -> None:
-        self.frames, self.modes, self.top = frames, modes, top
-        self.asked = 0
-        self.missed: dict[str, dict[str, list[str]]] = {mode: {} for mode in modes}
+    from common import RESULTS_DIR
 
-    def ask(
-        self,
-        mem: Any,
-        thing: str,
-        holding: set[tuple[str, int]],
-        frames: Sequence[str] | None = None,
-        **fields: str,
-    ) -> None:
-        """Ask each frame (or each of ``frames``), filled with ``fields``, of every mode;
-        ``holding`` are the ``(path, start line)`` of the chunks that answer it. No score
-        floor."""
-        for frame in self.frames if frames is None else frames:
-            question = frame.format(**fields)
-            self.asked += 1
-            for mode in self.modes:
-                hits = mem.search(
-                    question, max_results=self.top, min_score=0.0, mode=mode, refresh=False
-                ).results
-                if not {(h.path, h.start_line) for h in hits} & holding:
-                    self.missed[mode].setdefault(frame, []).append(thing)
-
-    def report(self, args: Any, what: str, **found: int) -> None:
-        """Print the table and write ``bench/results/agentmem[-designer]-<what>.json`` (or
-        ``args.out``), with ``found``: how many things of a kind the memory holds
-        (``codes=…``)."""
-        from check import results_name
-
-        from common import RESULTS_DIR
-
-        held = ", ".join(f"{n} {kind}" for kind, n in found.items())
-        print(f"{held}, {self.asked} questions ({len(self.frames)} frames)")
-        rows = [
-            [mode, self.asked, sum(len(v) for v in self.missed[mode].values())]
-            + [len(self.missed[mode].get(frame, ())) for frame in self.frames]
-            for mode in self.modes
-        ]
-        print_table(["mode", "questions", f"none in top {self.top}", *self.frames], rows)
-        out = args.out or RESULTS_DIR / f"{results_name(args.memory, what)}.json"
-        write_probe(
-            out,
-            f"agentmem-{what}",
-            args.memory,
-            args.provider,
-            {
-                **found,
-                "questions": self.asked,
-                "frames": list(self.frames),
-                "top": self.top,
-                "missed": self.missed,
-            },
-        )
+    write_probe(
+        args.out or RESULTS_DIR / f"{results_name(args.memory, what)}.json",
+        f"agentmem-{what}",
+        args.memory,
+        args.provider,
+        {
+            **found,
+            "questions": sum(asked.asked.values()),
+            "frames": list(asked.frames),
+            "top": asked.top,
+            "missed": asked.missed,
+        },
+    )

@@ -24,7 +24,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from probes import FrameTally, indexed_copy, probe_arguments  # noqa: E402
+from probes import Asked, indexed_copy, probe_arguments, write_missed  # noqa: E402
 
 from memdir.search.quoted import holder, quoted_text  # noqa: E402
 from memdir.text import literal_spans  # noqa: E402
@@ -55,7 +55,6 @@ def spans_in(root: Path) -> list[str]:
 
 def main() -> int:
     args = probe_arguments(__doc__)
-    tally = FrameTally(FRAMES, args.modes, TOP)
     with indexed_copy(args.memory, args.provider, "memdir-quoted-") as (root, mem):
         ids = [cid for (cid,) in mem.index.read("SELECT id FROM chunks", [])]
         chunks = [
@@ -63,13 +62,20 @@ def main() -> int:
             for row in mem.index.chunks_by_ids(ids).values()
         ]
         spans = spans_in(root)
+        asked = Asked(mem, args.modes, list(FRAMES), TOP)
         for span in spans:
             holds = holder(span)
             holding = {(path, start) for path, start, text in chunks if holds(text)}
-            if holding:
-                option = _OPTION.fullmatch(span) is not None  # no backticks needed
-                tally.ask(mem, span, holding, None if option else QUOTED_FRAMES, span=span)
-    tally.report(args, "quoted", spans=len(spans))
+            option = _OPTION.fullmatch(span) is not None  # asked without backticks too
+            for frame in (FRAMES if option else QUOTED_FRAMES) if holding else ():
+                asked.ask(
+                    frame,
+                    frame.format(span=span),
+                    lambda h, found=holding: (h.path, h.start_line) in found,
+                    span,
+                )
+    asked.print(f"{len(spans)} spans")
+    write_missed(args, "quoted", asked, spans=len(spans))
     return 0
 
 
