@@ -62,13 +62,8 @@ def main() -> int:
         for code in codes:
             tests = [term_matcher(t) for t in fts_query_terms(code) if is_identifier_term(t)]
             naming = {key for key, body in chunks if all(t(body) for t in tests)}
-            for frame in FRAMES if naming else ():
-                asked.ask(
-                    frame,
-                    frame.format(code=code),
-                    lambda h, found=naming: (h.path, h.start_line) in found,
-                    code,
-                )
+            if naming:
+                asked.ask_frames(FRAMES, code, naming, code=code)
     asked.print(f"{len(codes)} codes")
     write_missed(args, "codes", asked, codes=len(codes))
     return 0

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
@@ -103,6 +103,14 @@ class Asked:
             ).results
             if not any(hit(r) for r in results):
                 self.missed[mode].setdefault(frame, []).append(key)
+
+    def ask_frames(
+        self, frames: Sequence[str], key: str, found: set[tuple[str, int]], **fields: str
+    ) -> None:
+        """Ask each of ``frames``, filled with ``fields``; a hit is a result whose
+        ``(path, start line)`` is in ``found``."""
+        for frame in frames:
+            self.ask(frame, frame.format(**fields), lambda h: (h.path, h.start_line) in found, key)
 
     def print(self, title: str) -> None:
         """``title`` and a table: per mode, the questions without a hit, in all and per frame."""

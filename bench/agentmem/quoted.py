@@ -67,13 +67,8 @@ def main() -> int:
             holds = holder(span)
             holding = {(path, start) for path, start, text in chunks if holds(text)}
             option = _OPTION.fullmatch(span) is not None  # asked without backticks too
-            for frame in (FRAMES if option else QUOTED_FRAMES) if holding else ():
-                asked.ask(
-                    frame,
-                    frame.format(span=span),
-                    lambda h, found=holding: (h.path, h.start_line) in found,
-                    span,
-                )
+            if holding:
+                asked.ask_frames(FRAMES if option else QUOTED_FRAMES, span, holding, span=span)
     asked.print(f"{len(spans)} spans")
     write_missed(args, "quoted", asked, spans=len(spans))
     return 0
