@@ -199,3 +199,18 @@ def test_a_quoted_span_only_a_hidden_note_holds_changes_nothing_the_caller_sees(
     assert quoted.results and all(r.score == pytest.approx(r.text_score) for r in quoted.results)
     assert quoted.not_in_memory == ("--check",)
     index.close()
+
+
+def test_a_span_many_notes_hold_gives_only_its_share_of_candidates(tmp_path: Path) -> None:
+    """Every chunk given is scored, so a span held by many notes gives at most its share of
+    the candidate pool, and a second span still gets its own share."""
+    from memdir.search.quoted import quoted_rows
+
+    index, ids = _memory(tmp_path)  # thirty notes hold `check`, one holds `--check`
+    rows, held = quoted_rows(index, ["check", "main"], None, limit=4)
+    paths = [row.chunk.path for row in rows]
+    assert held == ["check", "main"]
+    assert len(paths) == 3 and paths[-1] == "MEMORY.md"  # two of `check`'s, then `main`'s one
+    rows, _ = quoted_rows(index, ["--check"], None, limit=4)
+    assert [row.chunk.id for row in rows] == [ids["flag"]]
+    index.close()

@@ -703,7 +703,7 @@ def run_search(
     with index.snapshot():
         about = _about(index, who, sources) if who is not None else []
         quoted, held_literals = (
-            quoted_rows(index, literals, sources, path_filter) if literals else ([], [])
+            quoted_rows(index, literals, sources, path_filter, limit) if literals else ([], [])
         )
         keyword_hits: list[tuple[int, float]] = []
         bodies: dict[int, str] = {}  # the candidates' match bodies, read once (_body_reader)

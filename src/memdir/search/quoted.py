@@ -34,7 +34,7 @@ def quoted_text(chunk: ChunkRow) -> str:
     """The text a quoted span is looked for in: the chunk's heading path and lines, NFKC-
     normalised and case-folded."""
     text = f"{chunk.context}\n{chunk.text}" if chunk.context else chunk.text
-    return unicodedata.normalize("NFKC", text).casefold()
+    return text.casefold() if text.isascii() else unicodedata.normalize("NFKC", text).casefold()
 
 
 def holder(span: str) -> Callable[[str], bool]:
@@ -52,15 +52,21 @@ def quoted_rows(
     spans: Sequence[str],
     sources: Sequence[str] | None,
     path_filter: Callable[[str, str], bool] | None = None,
+    limit: int = QUOTED_PROBE,
 ) -> tuple[list[KeywordRow], list[str]]:
-    """The chunks holding one of ``spans`` as written, among up to :data:`QUOTED_PROBE`
-    holding the phrase of its words (read unranked), and the spans some such chunk holds;
-    only the first :data:`MAX_QUOTED` spans, and only chunks that pass ``path_filter``
-    (``(path, source)`` → whether the caller may see it): a note the caller may not see
-    changes nothing."""
+    """Up to ``limit`` chunks holding one of ``spans`` as written (each span an equal share),
+    among up to :data:`QUOTED_PROBE` holding the phrase of its words (read unranked), and the
+    spans some such chunk holds; only the first :data:`MAX_QUOTED` spans, and only chunks
+    that pass ``path_filter`` (``(path, source)`` → whether the caller may see it): a note
+    the caller may not see changes nothing. A span held by few chunks (a flag, a service's
+    name) gives them all; of one held by many (`` `main` ``), any of them are as good as
+    others: the search scores every chunk given, so the list is kept as short as its
+    candidate pool."""
     found: dict[int, KeywordRow] = {}
     held: list[str] = []
-    for span in spans[:MAX_QUOTED]:
+    looked_up = spans[:MAX_QUOTED]
+    each = max(1, limit // max(1, len(looked_up)))  # each span its share of the list
+    for span in looked_up:
         words = [w for term in fts_query_terms(span) for w in term.split()]
         match = fts_match([" ".join(words)]) if words else None
         if match is None:
@@ -69,14 +75,15 @@ def quoted_rows(
         rows = index.keyword(
             match, QUOTED_PROBE, sources=list(sources) if sources else None, ranked=False
         )
-        holding = [
-            row
-            for row in rows
-            if (path_filter is None or path_filter(row.chunk.path, row.chunk.source))
-            and holds(quoted_text(row.chunk))
-        ]
+        holding = 0
+        for row in rows:
+            if path_filter is not None and not path_filter(row.chunk.path, row.chunk.source):
+                continue
+            if holds(quoted_text(row.chunk)):
+                found.setdefault(row.chunk.id, row)
+                holding += 1
+                if holding == each:
+                    break
         if holding:
             held.append(span)
-        for row in holding:
-            found.setdefault(row.chunk.id, row)
     return list(found.values()), held
