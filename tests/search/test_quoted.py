@@ -141,24 +141,19 @@ def test_a_quoted_span_memory_holds_only_in_prose_is_named_not_in_memory(tmp_pat
     named as written (its words are no longer listed apart); a span memory holds is not."""
     index, _ = _memory(tmp_path)
     for mode in ("keyword", "hybrid"):
-        found = run_search(
-            index,
-            "what does `--check-all` do to the dashboard?",
-            SearchSettings(mode=mode, min_score=0.0),
-            workspace=tmp_path,
-            vectors=_Nearest([], {}) if mode == "hybrid" else None,
-            stopwords=STOP_WORDS,
-        )
-        assert found.not_in_memory == ("--check-all",)
-        held = run_search(
-            index,
-            "what does `--check` do?",
-            SearchSettings(mode=mode, min_score=0.0),
-            workspace=tmp_path,
-            vectors=_Nearest([], {}) if mode == "hybrid" else None,
-            stopwords=STOP_WORDS,
-        )
-        assert held.not_in_memory == ()
+
+        def absent(query: str, mode: str = mode) -> tuple[str, ...]:
+            return run_search(
+                index,
+                query,
+                SearchSettings(mode=mode, min_score=0.0),
+                workspace=tmp_path,
+                vectors=_Nearest([], {}) if mode == "hybrid" else None,
+                stopwords=STOP_WORDS,
+            ).not_in_memory
+
+        assert absent("what does `--check-all` do to the dashboard?") == ("--check-all",)
+        assert absent("what does `--check` do?") == ()
     index.close()
 
 

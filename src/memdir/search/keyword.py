@@ -102,11 +102,6 @@ _BM25_COPIES = int(IDENTIFIER_WEIGHT)
 assert _BM25_COPIES == IDENTIFIER_WEIGHT, "BM25 counts an identifier a whole number of times"
 
 
-def _copies(term: str) -> int:
-    """How many times ``term`` stands in the MATCH expression (:data:`IDENTIFIER_WEIGHT`)."""
-    return _BM25_COPIES if is_identifier_term(term) else 1
-
-
 def _has_digit(term: str) -> bool:
     return any(c.isdigit() for c in term)
 
@@ -383,7 +378,11 @@ def query_profile(
         return None
     grams = [t for t in terms if len(t) == 2 and _is_cjk_gram(t)]
     chars = [g[0] for g in grams] + [g[1] for g in grams]
-    offered = _bridges(index, query, terms) if bridges else {}
+    # a word the question writes between backticks is code: it weighs as an identifier, and
+    # is no bridge (`main` is no 主要)
+    quoted = _quoted_words(query)
+    coded = {t for t in terms if t in quoted or is_identifier_term(t)}
+    offered = _bridges(index, query, terms, quoted) if bridges else {}
     pieces = [w for t in terms if " " in t for w in t.split()]  # an identifier's words
     # a bridge as FTS5 holds it: a katakana loanword is the phrase of its grams
     form = {w: bridge_term(w) for words in offered.values() for w in words}
@@ -406,8 +405,6 @@ def query_profile(
     lacked = {g for g in grams if dfs[g] == 0}  # CJK bigrams memory holds nowhere
     lacked_chars = {c for g in lacked for c in g}
     edges = _dictionary_edges(query, lacked, grams) if bridges else set()
-    # a word the question writes between backticks is code, and weighs as an identifier
-    quoted = _quoted_words(query)
     weights: dict[str, float] = {}
     for t in terms:
         if t in lacked and ((dfs[t[0]] and dfs[t[1]]) or t in edges):
@@ -416,9 +413,7 @@ def query_profile(
             continue  # the word memory lacks counts once, as its bigram, not thrice
         # a term held only through a bridge is as rare as its most common bridge
         df = max([dfs[t], *(dfs[w] for w in bridged.get(t, ()))])
-        weights[t] = presence_idf(total, df) * (
-            IDENTIFIER_WEIGHT if t in quoted else term_weight(t)
-        )
+        weights[t] = presence_idf(total, df) * (IDENTIFIER_WEIGHT if t in coded else term_weight(t))
     kept = [t for t in terms if t in weights]
     bridged = {t: bridged[t] for t in kept if t in bridged}
     held_by = {t: dfs[t] > 0 or t in bridged for t in kept}
@@ -434,7 +429,7 @@ def query_profile(
     # IDENTIFIER_WEIGHT times weighs as much in BM25's share as in the presence share
     match = fts_match(
         list(dict.fromkeys([*kept, *(form[w] for ws in bridged.values() for w in ws)]))
-        + [t for t in kept if is_identifier_term(t) or t in quoted for _ in range(_BM25_COPIES - 1)]
+        + [t for t in kept if t in coded for _ in range(_BM25_COPIES - 1)]
     )
     if match is None and not day_keys:
         return None
@@ -443,9 +438,7 @@ def query_profile(
         terms=kept,
         weights=weights,
         mass=held + ABSENT_WEIGHT * absent,
-        bm25_mass=sum(
-            fts5_idf(total, dfs[t]) * (_BM25_COPIES if t in quoted else _copies(t)) for t in terms
-        )
+        bm25_mass=sum(fts5_idf(total, dfs[t]) * (_BM25_COPIES if t in coded else 1) for t in terms)
         + day_bm25,
         holds_identifier=any(held_by[t] and is_identifier_term(t) for t in kept),
         lacks_a_name=_lacks_a_name(query, kept, held_by, dfs),
@@ -552,9 +545,12 @@ most specific first, among those memory holds): 2, 4 and 8 measured the same on 
 half of bench/agentmem."""
 
 
-def _bridges(index: IndexBackend, query: str, terms: list[str]) -> dict[str, list[str]]:
+def _bridges(
+    index: IndexBackend, query: str, terms: list[str], quoted: frozenset[str]
+) -> dict[str, list[str]]:
     """The words of the other language each term may be written as (see
-    :mod:`memdir.text.bilingual`), before memory is asked which it holds; names first."""
+    :mod:`memdir.text.bilingual`), before memory is asked which it holds; names first. None
+    for the ``quoted`` ones: code, meant as written."""
 
     def held(words: list[str]) -> set[str]:
         return {w for w, df in index.term_dfs(words)[1].items() if df}
@@ -562,8 +558,6 @@ def _bridges(index: IndexBackend, query: str, terms: list[str]) -> dict[str, lis
     offered = bilingual.word_bridges(query, terms)
     for term, names in bilingual.name_bridges(query, terms, held).items():
         offered[term] = list(dict.fromkeys([*names, *offered.get(term, [])]))
-    # a word between backticks is code, meant as written (`main` is no 主要)
-    quoted = _quoted_words(query)
     return {term: words for term, words in offered.items() if term not in quoted}
 
 
