@@ -635,14 +635,17 @@ def test_fewer_results_are_the_first_of_more(tmp_path: Path) -> None:
     index.close()
 
 
-def test_a_code_only_a_hidden_note_names_halves_no_visible_result(tmp_path: Path) -> None:
+def test_a_code_only_a_hidden_note_names_counts_as_one_memory_lacks(tmp_path: Path) -> None:
     """Results naming none of the question's codes count half only when one the caller may
-    see does: behind a path filter, a code only a hidden note names changes no score (the
-    visible results would all be halved, and might fall under the floor, for a note the
-    caller may not know of)."""
+    see does: behind a path filter, a code only a hidden note names weighs on the visible
+    results as a code memory lacks does, exactly as if the hidden note did not exist (the
+    lacked-name factor), not as a held code they fail to name (which would halve them for a
+    note the caller may not know of, and tell it that note exists)."""
     index = Index.open(tmp_path / "index.sqlite")
     add_note(index, "hidden/hanami.md", "| HNM-147 | pickup time change | in review |")
     add_note(index, "qingcheng.md", "| QC-27 | 会员页 | 状态 已交 |")
+    alone = Index.open(tmp_path / "alone.sqlite")
+    add_note(alone, "qingcheng.md", "| QC-27 | 会员页 | 状态 已交 |")
     settings = SearchSettings(mode="keyword", min_score=0.0)
     found = run_search(
         index,
@@ -652,7 +655,41 @@ def test_a_code_only_a_hidden_note_names_halves_no_visible_result(tmp_path: Path
         path_filter=lambda path, source: not path.startswith("hidden/"),
     )
     assert [r.path for r in found.results] == ["qingcheng.md"]
-    assert found.results[0].score == pytest.approx(found.results[0].text_score)
+    (hit,) = found.results
+    assert hit.score == pytest.approx(engine.LACKED_NAME_FACTOR * hit.text_score)
+    assert found.not_in_memory == ("HNM-147",)
+    without = run_search(alone, "HNM-147 状态", settings, workspace=tmp_path)
+    assert without.not_in_memory == ("HNM-147",)
+    (other,) = without.results
+    assert other.score == pytest.approx(engine.LACKED_NAME_FACTOR * other.text_score)
     unfiltered = run_search(index, "HNM-147 状态", settings, workspace=tmp_path)
     assert [r.path for r in unfiltered.results] == ["hidden/hanami.md", "qingcheng.md"]
+    assert unfiltered.not_in_memory == ()
+    index.close()
+    alone.close()
+
+
+def test_behind_a_filter_meaning_alone_does_not_answer_for_what_only_a_hidden_note_names(
+    tmp_path: Path,
+) -> None:
+    """The absent-term penalty counts a word only hidden notes hold as one memory lacks: a
+    question about PayPal, which only a note behind the caller's filter names, gets nothing
+    from the visible note that is close in meaning, as it would if that note did not exist;
+    without the filter, the note naming PayPal answers."""
+    index = Index.open(tmp_path / "index.sqlite")
+    note = add_note(index, "a.md", "ledger moved its card payments to Stripe")
+    add_note(index, "hidden/b.md", "ledger PayPal rollout checklist")
+    for i, other in enumerate(["tea with lemon", "the mill opens at nine", "a river trip"]):
+        add_note(index, f"other{i}.md", other)
+    settings = SearchSettings(min_score=0.35)
+    visible = {"path_filter": lambda path, source: not path.startswith("hidden/")}
+
+    def found(query: str, **scope: Any) -> list[str]:
+        vectors = _Fixed([(note, 0.8)])
+        response = run_search(index, query, settings, workspace=tmp_path, vectors=vectors, **scope)
+        return [r.path for r in response.results]
+
+    assert found("ledger stripe", **visible) == ["a.md"]
+    assert found("ledger paypal", **visible) == []
+    assert found("ledger paypal")[0] == "hidden/b.md"
     index.close()

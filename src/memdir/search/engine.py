@@ -20,6 +20,7 @@ from memdir.search.decay import decay_multiplier, timestamp_for
 from memdir.search.hybrid import Candidate, merge, normalise_weights
 from memdir.search.keyword import (
     QueryProfile,
+    as_seen,
     code_terms,
     is_identifier_term,
     keyword_search,
@@ -552,54 +553,53 @@ VISIBLE_PROBE = 200
 """How many of the chunks holding a word are looked at, at most, for one the caller may see."""
 
 
-def _not_in_memory(
+def _hidden_terms(
     index: IndexBackend,
-    text: str,
-    profile: QueryProfile | None,
+    profile: QueryProfile,
     visible: Sequence[Candidate],
-    rows: dict[int, ChunkRow],
     body: Callable[[int], str],
     sources: Sequence[str] | None,
     path_filter: Callable[[str, str], bool] | None,
-) -> tuple[str, ...]:
-    """The words of the query no note the caller may see holds, as the query writes them.
+) -> set[str]:
+    """The terms of the query that memory holds but no note the caller may see does (behind an
+    agent's scope, a namespace, ``sources``): a term counts as seen when a chunk that passes
+    the filter holds it, one of ``visible`` (the search's candidates, read first: most words
+    are held by them), else one of the first :data:`VISIBLE_PROBE` chunks holding it.
 
-    Without a filter that is the terms memory holds nowhere (:attr:`QueryProfile.absent`).
-    With one (an agent's scope, a namespace, ``sources``), a term memory holds counts as held
-    only when a chunk that passes the filter holds it: one of the results' candidates, else
-    one of the first :data:`VISIBLE_PROBE` chunks holding it. Otherwise a word only a hidden
-    note holds (another agent's folder, ``MEMORY.md`` in a group chat) would be left out of
-    the list, which would tell the caller that some note it may not see mentions it.
-    """
-    if profile is None:
-        return ()
-    absent = set(profile.absent)
-    if path_filter is not None or sources:
-        # bodies are read as needed: most words are held by the first ones
-        ids = [c.chunk_id for c in visible if c.chunk_id in rows]
-        for term in profile.terms:
-            if term in absent:
-                continue
-            words = [term, *profile.bridges.get(term, ())]
-            holds = term_holder(term, words[1:])
-            if any(holds(body(cid)) for cid in ids):
-                continue
-            match = fts_match([term, *map(bridge_term, words[1:])])
-            with index.snapshot():
-                probe = (
-                    index.keyword(match, VISIBLE_PROBE, sources=list(sources) if sources else None)
-                    if match
-                    else []
-                )
-            # the probe is limited to ``sources`` already; only the filter is left to apply
-            if not any(
-                path_filter is None or path_filter(r.chunk.path, r.chunk.source) for r in probe
-            ):
-                absent.add(term)
-    words = [t for t in profile.terms if t in absent]
-    if not words:  # the usual case: no need to read the query again for how it writes them
-        return ()
-    return tuple(dict.fromkeys(term_surfaces(text, words)))
+    The search then treats them as memory lacking them (:func:`~memdir.search.keyword.as_seen`):
+    in ``not_in_memory``, which would otherwise leave out a word only a hidden note holds
+    (another agent's folder, ``MEMORY.md`` in a group chat) and so tell the caller that some
+    note it may not see mentions it, and in the absent-term penalty and the lacked-name factor,
+    which would otherwise let the visible notes answer on meaning alone a question about what
+    only a hidden note mentions."""
+    hidden: set[str] = set()
+    ids = [c.chunk_id for c in visible]
+    for term in profile.terms:
+        if term in profile.absent:
+            continue
+        words = [term, *profile.bridges.get(term, ())]
+        holds = term_holder(term, words[1:])
+        if any(holds(body(cid)) for cid in ids):
+            continue
+        match = fts_match([term, *map(bridge_term, words[1:])])
+        with index.snapshot():
+            probe = (
+                index.keyword(match, VISIBLE_PROBE, sources=list(sources) if sources else None)
+                if match
+                else []
+            )
+        # the probe is limited to ``sources`` already; only the filter is left to apply
+        if not any(path_filter is None or path_filter(r.chunk.path, r.chunk.source) for r in probe):
+            hidden.add(term)
+    return hidden
+
+
+def _not_in_memory(text: str, profile: QueryProfile | None) -> tuple[str, ...]:
+    """The words of the query no note the caller may see holds (:attr:`QueryProfile.absent`,
+    with :func:`_hidden_terms` behind a filter), as the query writes them."""
+    if profile is None or not profile.absent:
+        return ()  # the usual case: no need to read the query again for how it writes them
+    return tuple(dict.fromkeys(term_surfaces(text, profile.absent)))
 
 
 def _with_unquoted(
@@ -761,10 +761,6 @@ def run_search(
                 vector_weight=settings.vector_weight,
                 text_weight=text_weight,
             )
-        factor = _absence_factor(profile, mode)
-        if factor != 1.0:
-            for c in candidates:
-                c.score *= factor
     candidates = [c for c in candidates if c.chunk_id in rows]
     if path_filter is not None:
         candidates = [
@@ -776,6 +772,16 @@ def run_search(
         candidates = [
             c for c in candidates if c.chunk_id in rows and rows[c.chunk_id].source in sources
         ]
+    body = _body_reader(rows, bodies)
+    seen = profile or words_profile  # the query's terms as the caller sees memory
+    if seen is not None and (path_filter is not None or sources):
+        hidden = _hidden_terms(index, seen, candidates, body, sources, path_filter)
+        seen = as_seen(seen, index, text, hidden) if hidden else seen
+        profile = seen if profile is not None else None
+    factor = _absence_factor(profile, mode)
+    if factor != 1.0:
+        for c in candidates:
+            c.score *= factor
     if settings.decay_enabled:
         _apply_decay(
             candidates,
@@ -785,7 +791,6 @@ def run_search(
             abs_path_for,
             now if now is not None else time.time(),
         )
-    body = _body_reader(rows, bodies)
     if mode == "vector":
         _demote_other_days(candidates, rows, words_profile)
     _demote_the_unnamed(candidates, rows, body, profile or words_profile, text, held_literals)
@@ -850,9 +855,7 @@ def run_search(
                 date=row.date,
             )
         )
-    not_in_memory = _not_in_memory(
-        index, text, profile or words_profile, candidates, rows, body, sources, path_filter
-    )
+    not_in_memory = _not_in_memory(text, seen)
     if literals:
         not_in_memory = _with_unquoted(not_in_memory, literals, held_literals)
     return SearchResponse(

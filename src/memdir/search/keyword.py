@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import dataclass, replace
 from datetime import date
 
 from memdir.chunking import embed_input
@@ -383,7 +383,7 @@ def query_profile(
     quoted = _quoted_words(query)
     coded = {t for t in terms if t in quoted or is_identifier_term(t)}
     offered = _bridges(index, query, terms, quoted) if bridges else {}
-    pieces = [w for t in terms if " " in t for w in t.split()]  # an identifier's words
+    pieces = _pieces(terms)  # an identifier's words
     # a bridge as FTS5 holds it: a katakana loanword is the phrase of its grams
     form = {w: bridge_term(w) for words in offered.values() for w in words}
     phrases = {p for w, p in form.items() if p != w}
@@ -492,6 +492,42 @@ def _lacks_a_name(
         return True  # a code is written alike in every script
     # memory writes the name's script: it holds another Latin-script word of the query as it is
     return any(dfs[t] > 0 and t.isascii() and not t.isdigit() for t in terms if t not in lacked)
+
+
+def as_seen(
+    profile: QueryProfile, index: IndexBackend, query: str, hidden: Collection[str]
+) -> QueryProfile:
+    """``profile`` as a caller sees memory who may not see the notes that alone hold the terms
+    ``hidden`` (behind an agent's scope or a path filter): those terms are lacked too, in
+    :attr:`~QueryProfile.absent` and its share, and a name or identifier among them is a name
+    memory lacks (:attr:`~QueryProfile.lacks_a_name`) and no held identifier. Otherwise a
+    question about what only a hidden note mentions would be answered from the visible notes
+    on meaning alone, where it finds nothing when that note does not exist; and whether it is
+    answered would tell the caller that some note it may not see holds the word. The terms'
+    weights and the BM25 shares are left as they are."""
+    lacked = {t for t in profile.terms if t in hidden and t not in profile.absent}
+    if not lacked:
+        return profile
+    missing = [t for t in profile.terms if t in lacked or t in profile.absent]
+    held = sum(profile.weights[t] for t in profile.terms if t not in missing)
+    held += profile.day_weight
+    lines = index.script_lines() if any(term_writings(t) for t in missing) else {}
+    lacked_weight = sum(profile.weights[t] * _telling(lines, t) for t in missing)
+    _, dfs = index.term_dfs(list(dict.fromkeys([*profile.terms, *_pieces(profile.terms)])))
+    dfs = {**dfs, **dict.fromkeys(lacked, 0)}
+    held_by = {t: t not in missing for t in profile.terms}
+    return replace(
+        profile,
+        absent=tuple(missing),
+        absent_share=lacked_weight / (held + lacked_weight) if held > 0 else 0.0,
+        holds_identifier=any(held_by[t] and is_identifier_term(t) for t in profile.terms),
+        lacks_a_name=profile.lacks_a_name or _lacks_a_name(query, profile.terms, held_by, dfs),
+    )
+
+
+def _pieces(terms: Iterable[str]) -> list[str]:
+    """The words of the identifiers among ``terms`` (``ops 1234`` → ops, 1234)."""
+    return [w for t in terms if " " in t for w in t.split()]
 
 
 _ORDINAL = re.compile(r"\d+(?:st|nd|rd|th|s)")
