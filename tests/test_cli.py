@@ -267,16 +267,33 @@ def test_search_names_the_words_no_note_mentions(tmp_path: Path, write: WriteFil
 
 def test_search_joins_several_words(workspace: Path) -> None:
     result = run(["search", "--json", "-w", str(workspace), "narwhal", "exporter"])
-    assert [r["path"] for r in json.loads(result.stdout)] == ["memory/projects/billing.md"]
+    assert [r["path"] for r in json.loads(result.stdout)["results"]] == [
+        "memory/projects/billing.md"
+    ]
 
 
 def test_search_json_shape(workspace: Path) -> None:
+    """``--json`` prints what the ``memory_search`` tool and ``SearchResponse.to_dict`` give:
+    the results and how they were found (the mode used, warnings, the words no note holds)."""
     result = run(["search", "quokka", "--json", "-w", str(workspace)])
     assert result.exit_code == 0
     data = json.loads(result.stdout)
-    assert isinstance(data, list)
-    assert len(data) == 1
-    hit = data[0]
+    assert set(data) == {
+        "query",
+        "mode",
+        "requested_mode",
+        "warnings",
+        "elapsed_ms",
+        "not_in_memory",
+        "results",
+    }
+    # no embedder in these tests: a script can tell that the search fell back to keywords
+    assert (data["query"], data["mode"], data["requested_mode"]) == ("quokka", "keyword", "hybrid")
+    (warning,) = data["warnings"]
+    assert warning.startswith("vector search unavailable")
+    assert data["not_in_memory"] == []
+    assert len(data["results"]) == 1
+    hit = data["results"][0]
     assert set(hit) == RESULT_KEYS
     assert hit["path"] == "memory/2026-01-12.md"
     assert (hit["start_line"], hit["end_line"]) == (
@@ -288,8 +305,13 @@ def test_search_json_shape(workspace: Path) -> None:
     assert (hit["heading"], hit["date"]) == ("2026-01-12", "2026-01-12")
     assert "quokka" in hit["snippet"]
     assert isinstance(hit["score"], float)
-    empty = run(["search", "nonexistent_xyz_keyword", "--json", "-w", str(workspace)])
-    assert json.loads(empty.stdout) == []
+    empty = json.loads(run(["search", "wombat", "quokka", "--json", "-w", str(workspace)]).stdout)
+    assert empty["not_in_memory"] == ["wombat"]
+    assert [hit["path"] for hit in empty["results"]] == ["memory/2026-01-12.md"]
+    none = json.loads(
+        run(["search", "nonexistent_xyz_keyword", "--json", "-w", str(workspace)]).stdout
+    )
+    assert (none["results"], none["not_in_memory"]) == ([], ["nonexistent_xyz_keyword"])
 
 
 def test_search_max_results_and_min_score(tmp_path: Path, write: WriteFile) -> None:
@@ -301,9 +323,9 @@ def test_search_max_results_and_min_score(tmp_path: Path, write: WriteFile) -> N
     for i in range(10):
         write(ws, f"memory/other{i}.md", f"# Other {i}\n\nnothing about fruit here {i}\n")
     args = ["search", "kiwi mango papaya", "--json", "-w", str(ws), "--min-score", "0"]
-    assert len(json.loads(run(args).stdout)) == 6  # search.max_results default
-    assert len(json.loads(run([*args, "-n", "3"]).stdout)) == 3
-    every = json.loads(run([*args, "-n", "20"]).stdout)
+    assert len(json.loads(run(args).stdout)["results"]) == 6  # search.max_results default
+    assert len(json.loads(run([*args, "-n", "3"]).stdout)["results"]) == 3
+    every = json.loads(run([*args, "-n", "20"]).stdout)["results"]
     assert len(every) == 8
     scores = [h["score"] for h in every]
     assert scores == sorted(scores, reverse=True)
@@ -312,11 +334,13 @@ def test_search_max_results_and_min_score(tmp_path: Path, write: WriteFile) -> N
     # --min-score is the bar the best result must clear; the others are kept down to half of it.
     cut = (max(scores) + 2 * min(scores)) / 3
     query = ["search", "kiwi mango papaya", "--json", "-w", str(ws), "-n", "20"]
-    kept = json.loads(run([*query, "--min-score", str(cut)]).stdout)
+    kept = json.loads(run([*query, "--min-score", str(cut)]).stdout)["results"]
     assert 0 < len(kept) < 8
     assert len(kept) == sum(score >= COMPANION_SHARE * cut for score in scores)
     assert all(h["score"] >= COMPANION_SHARE * cut for h in kept)
-    above = json.loads(run([*query, "--min-score", str(min(1.0, max(scores) + 0.01))]).stdout)
+    above = json.loads(run([*query, "--min-score", str(min(1.0, max(scores) + 0.01))]).stdout)[
+        "results"
+    ]
     assert above == []
 
 
@@ -474,7 +498,9 @@ def test_config_human_view_lists_settings(workspace: Path) -> None:
 
 def test_workspace_from_env_var(workspace: Path) -> None:
     result = run(["search", "narwhal", "--json"], env={"MEMDIR_WORKSPACE": str(workspace)})
-    assert [r["path"] for r in json.loads(result.stdout)] == ["memory/projects/billing.md"]
+    assert [r["path"] for r in json.loads(result.stdout)["results"]] == [
+        "memory/projects/billing.md"
+    ]
 
 
 # -- errors --------------------------------------------------------------------------------------
@@ -613,14 +639,14 @@ def test_init_config_template_uncommented_loads_the_defaults(tmp_path: Path) -> 
 def test_workspace_config_set_and_json_are_accepted_before_the_command(
     workspace: Path, tmp_path: Path
 ) -> None:
-    data = json.loads(run(["-w", str(workspace), "--json", "search", "quokka"]).stdout)
+    data = json.loads(run(["-w", str(workspace), "--json", "search", "quokka"]).stdout)["results"]
     assert [hit["path"] for hit in data] == ["memory/2026-01-12.md"]
     # After the command wins over before it.
     other = tmp_path / "other"
     other.mkdir()
     data = json.loads(
         run(["-w", str(other), "search", "quokka", "--json", "-w", str(workspace)]).stdout
-    )
+    )["results"]
     assert [hit["path"] for hit in data] == ["memory/2026-01-12.md"]
     config = json.loads(
         run(
@@ -747,7 +773,11 @@ def test_one_result_limit_for_the_cli_api_config_and_tool(tmp_path: Path, write:
     for i in range(MAX_RESULTS + 20):
         write(ws, f"memory/n{i:03d}.md", f"# Note {i}\n\nthe capybara count is {i}\n")
     args = ["search", "capybara", "--json", "--min-score", "0", "-w", str(ws)]
-    assert len(json.loads(run([*args, "-n", str(MAX_RESULTS)]).stdout)) == MAX_RESULTS == 200
+    assert (
+        len(json.loads(run([*args, "-n", str(MAX_RESULTS)]).stdout)["results"])
+        == MAX_RESULTS
+        == 200
+    )
     refused = CliRunner().invoke(cli, [*args, "-n", str(MAX_RESULTS + 1)])
     assert refused.exit_code == 2
     assert "-n" in refused.stderr and "1<=x<=200" in refused.stderr
@@ -781,7 +811,9 @@ def test_human_output_escapes_control_characters_and_is_not_markup(
     assert "    backup plan" in result.stdout.splitlines()  # indented under its header
     assert "\x1b" not in result.stdout and "\r" not in result.stdout
     # JSON stays exact.
-    data = json.loads(run(["search", "ocelot", "--json", "--min-score", "0", "-w", str(ws)]).stdout)
+    data = json.loads(
+        run(["search", "ocelot", "--json", "--min-score", "0", "-w", str(ws)]).stdout
+    )["results"]
     assert sorted(hit["path"] for hit in data) == sorted([spoof, "memory/b\u202eevil.md"])
     status = run(["status", "-w", str(ws)])
     assert re.search(r"^Workspace +.*/ws \[bold\]x\[/bold\]$", status.stdout, re.M)

@@ -188,7 +188,7 @@ def test_status_and_keyword_search_answer_during_a_fill_in_another_process(
             env=_env(),
         )
         assert found.returncode == 0, found.stderr
-        assert [hit["path"] for hit in json.loads(found.stdout)] == ["memory/fresh.md"]
+        assert [hit["path"] for hit in json.loads(found.stdout)["results"]] == ["memory/fresh.md"]
         assert "another process" not in found.stderr
         # A hybrid search too: it neither waits on the running fill nor starts a second one.
         hybrid = subprocess.run(
@@ -199,7 +199,7 @@ def test_status_and_keyword_search_answer_during_a_fill_in_another_process(
             env=_env(),
         )
         assert hybrid.returncode == 0, hybrid.stderr
-        assert json.loads(hybrid.stdout)[0]["path"] == "memory/fresh.md"
+        assert json.loads(hybrid.stdout)["results"][0]["path"] == "memory/fresh.md"
         assert proc.poll() is None  # the fill was still running all along
         release.set()
         _, err = proc.communicate(timeout=WAIT_S)

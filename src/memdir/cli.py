@@ -655,6 +655,11 @@ def search(
 ) -> None:
     """Search memory; prints score, citation, date, heading path and snippet for each hit.
 
+    With --json, one object: query, mode (the one used; keyword when vector search was
+    unavailable), requested_mode, warnings, elapsed_ms, not_in_memory (the query's words no
+    note holds) and results (path, start_line, end_line, score, snippet, source, citation,
+    vector_score, text_score, heading, date), as the memory_search tool gives them.
+
     \b
     Examples:
       memdir search "what database did we choose"
@@ -664,7 +669,7 @@ def search(
     with _open() as mem:
         response = mem.search(text, max_results=max_results, min_score=min_score, mode=mode)
     if as_json:
-        _emit_json([r.to_dict() for r in response])
+        _emit_json(response.to_dict())
         _warn(response.warnings)
         return
     _warn(response.warnings)
