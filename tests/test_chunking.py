@@ -544,6 +544,20 @@ def test_the_days_a_question_names_in_the_forms_people_write() -> None:
         "2/30 吃了啥",
     ):
         assert named_days(no_day, question=True) == [], no_day
+    # a score or a count is no day, in a note or a question: quoted alone, after an article
+    # or a verb of rating, before a word counting points; a day written next to it stays one
+    for score in (
+        "スタンプの「7/10」だけでは意味が伝わらない",
+        '他说 "8/10"',
+        "the demo got a 7/10 from Ken",
+        "rated 9/10 by the panel",
+        "给了 7/10 分的评价",
+        "4/5 stars",
+    ):
+        assert named_days(score) == named_days(score, question=True) == [], score
+    assert days("7/10 上线") == days("7/10 分享会") == ["--07-10"]
+    assert days("「9/4（金）」") == ["--09-04"]
+    assert [d for _, _, d in named_days("「4/5」是哪天的分数？", question=True)] == []
     question = "who did I meet on Aug 3?"
     ((start, end, _),) = named_days(question)
     assert question[start:end] == "Aug 3"

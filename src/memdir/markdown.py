@@ -218,6 +218,23 @@ def _slash_day(month: str, day: str, weekday: bool) -> str | None:
     return _month_and_day(month, day)
 
 
+_QUOTES = {"「": "」", "『": "』", "“": "”", '"': '"', "'": "'", "‘": "’", "《": "》"}
+_SCORE_BEFORE = re.compile(r"(?i:\ban?|\brated|\bscored)\s+$")
+_SCORE_AFTER = re.compile(r"\s*(?:分(?![\u4e00-\u9fff])|分的|(?i:stars?|points?)\b)")
+
+
+def _is_a_score(m: re.Match[str]) -> bool:
+    """Whether a bare ``M/D`` without a weekday is written as a score or a count rather than a
+    day: quoted alone (``スタンプの「7/10」``, ``"8/10"``), after an article or a verb of rating
+    (``a 7/10``, ``rated 9/10``), or before a word counting points (``7/10 分``,
+    ``4/5 stars``; not ``7/10 分享会``). A day is never written so; ``7/10 上线`` stays July 10."""
+    text, a, b = m.string, m.start(), m.end()
+    closer = _QUOTES.get(text[a - 1 : a]) if a else None
+    if closer is not None and text[b : b + 1] == closer:
+        return True
+    return bool(_SCORE_BEFORE.search(text[max(0, a - 8) : a]) or _SCORE_AFTER.match(text, b))
+
+
 def _written_day(m: re.Match[str]) -> str | None:
     """The day a match of :data:`_WRITTEN_DATE` names: ``YYYY-MM-DD`` when it has a year,
     ``--MM-DD`` when not; ``None`` when it names no day (``Phase 1/2``, ``Sprint 3 may
@@ -228,7 +245,10 @@ def _written_day(m: re.Match[str]) -> str | None:
         return _iso(m["y2"], m["m2"], m["d2"]) if m["y2"] else _month_and_day(m["m2"], m["d2"])
     if m["m3"]:
         before = m.string[max(0, m.start() - 16) : m.start()]
-        return _slash_day(m["m3"], m["d3"], bool(m["wd"] or _WEEKDAY_BEFORE.search(before)))
+        weekday = bool(m["wd"] or _WEEKDAY_BEFORE.search(before))
+        if not weekday and _is_a_score(m):
+            return None
+        return _slash_day(m["m3"], m["d3"], weekday)
     if m["mn"] is None and not m["mn5"][0].isupper():
         return None
     name, day, year = (m["mn"], m["d4"], m["y4"]) if m["mn"] else (m["mn5"], m["d5"], m["y5"])
@@ -420,8 +440,8 @@ def _asked_slash_day(m: re.Match[str], text: str) -> str | None:
     before = text[: m.start()]
     if _WORD_BEFORE.search(before) and not _ASKED_SLASH_WORD.search(before):
         return None
-    if before.endswith("第"):
-        return None  # 第1/2期: a part, not a day
+    if before.endswith("第") or _is_a_score(m):
+        return None  # 第1/2期: a part, not a day; 「4/5」, 4/5 stars: a score
     if text[m.end() : m.end() + 1] == "%":
         return None
     return _month_and_day(m["m3"], m["d3"])
