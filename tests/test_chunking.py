@@ -733,3 +733,21 @@ def test_session_chunks_get_the_transcript_name_and_first_date() -> None:
     assert tokyo.text == chunk.text == "\n".join(session.text.split("\n"))
     (undated,) = chunk_session(flatten_session(_jsonl([_msg("x")])), name="n")
     assert (undated.context, undated.date) == ("session n › message 1", None)
+
+
+def test_the_lines_of_a_chunk_worth_a_vector_of_their_own() -> None:
+    """Each line with at least six characters besides list and table marks, after the
+    chunk's heading path; none for a chunk of one such line, which its own vector stands for."""
+    from memdir.chunking import line_inputs
+
+    text = "### 10:40 - lunch\n- 12:00 noodles downstairs\n- ok\n|---|---|\n| 牛肉面 | 28 元 |\n"
+    assert line_inputs("2026-08-03 周一", text) == [
+        "2026-08-03 周一\n### 10:40 - lunch",
+        "2026-08-03 周一\n- 12:00 noodles downstairs",
+        "2026-08-03 周一\n| 牛肉面 | 28 元 |",
+    ]
+    assert line_inputs("", "one line only\n- ok") == []
+    assert line_inputs("", "first line here\nsecond line here") == [
+        "first line here",
+        "second line here",
+    ]

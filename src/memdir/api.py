@@ -384,6 +384,7 @@ class Memory:
             max_chunks=max_chunks,
             stop=stop,
             lock_timeout=lock_timeout,
+            lines=self.config["embedding.line_vectors"],
         )
         self._last_fill = report
         self._vector_error = report.error

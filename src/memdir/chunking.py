@@ -52,6 +52,7 @@ __all__ = [
     "chunk_text",
     "embed_input",
     "flatten_session",
+    "line_inputs",
     "make_chunk",
     "message_range",
     "parse_jsonl_line",
@@ -89,6 +90,26 @@ def embed_input(context: str, text: str) -> str:
     """What a chunk's vector is made from, and its hash covers: ``context`` + newline + ``text``
     (only ``text`` when there is no context, so window chunks hash as they always did)."""
     return f"{context}\n{text}" if context else text
+
+
+LINE_MIN_CHARS = 6
+"""A line is embedded on its own (:func:`line_inputs`) when it has at least this many
+characters besides spaces and list and table marks (``- ``, ``|``, ``:``)."""
+
+
+def line_inputs(context: str, text: str) -> list[str]:
+    """What each line of a chunk is embedded as: the chunk's context, a newline and the line
+    (:func:`embed_input`), for each line worth a vector of its own (:data:`LINE_MIN_CHARS`;
+    an entry's heading too: ``### 11:40 - p99 alert threshold`` names what the entry is
+    about); none when fewer than two lines are, as the chunk's own vector stands for one line.
+
+    A chunk is one entry or a day's list, and its one vector stands for every item of it; a
+    question about one item lies nearer that item's line (see :mod:`memdir.search.lines`)."""
+    lines = [ln.strip() for ln in text.split("\n")]
+    kept = [ln for ln in lines if len(ln.strip("-|: ")) >= LINE_MIN_CHARS]
+    if len(kept) < 2:
+        return []
+    return [embed_input(context, ln) for ln in kept]
 
 
 def make_chunk(

@@ -512,6 +512,14 @@ SETTINGS: tuple[Setting, ...] = (
         _at_least(0),
     ),
     Setting(
+        "embedding.line_vectors",
+        False,
+        bool,
+        "Also embed each line of a chunk worth a vector of its own, and score a chunk by the "
+        "better of its own vector and its best line's: a question about one item of a day's "
+        "list or a long entry finds it (about 4.5 vectors more a chunk to embed and store).",
+    ),
+    Setting(
         "embedding.sync_limit",
         64,
         int,

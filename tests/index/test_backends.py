@@ -544,3 +544,80 @@ def test_lines_are_counted_per_writing_in_a_sample_of_chunks(
         assert sum(sample.values()) <= 2 * 8
         # spread, not the first eight chunks (all English): the Chinese ones are read too
         assert set(sample) <= {"latin", "zh", "ja"} and sample["latin"] > sample["zh"] >= 1
+
+
+DAY_LIST = (
+    "# 2026-01-14\n\n"
+    "- 09:30 standup about the redis cache and the redis alert\n"
+    "- 11:00 database review with postgresql and database sizing\n"
+    "- 14:00 deploy the invoice service, deploy it again\n"
+    "- 16:00 bob asked about the quokka\n"
+)
+MIXED = "# Notes\n\nredis alert database deploy\n"
+
+
+class RecordingEmbedder(WordEmbedder):
+    """:class:`WordEmbedder`, recording every text it is asked to embed."""
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray:
+        self.sent += texts
+        return super().embed_documents(texts)
+
+
+def test_a_chunk_is_found_by_its_best_line_on_both(tmp_path: Path, backend: dict[str, str]) -> None:
+    """With ``embedding.line_vectors``, each line of a chunk worth a vector is embedded with
+    the chunk's heading path and kept beside the chunk's vector: the day's list holding
+    "redis alert" in one item comes first for that question, where its one vector, which
+    stands for every item, came after a note mixing the question's words with others.
+    Line vectors come from the cache after a rebuild, go with their chunk, and are embedded
+    for the chunks of an index filled before they were turned on."""
+    notes = {
+        "memory/2026-01-14.md": DAY_LIST,
+        "memory/notes.md": MIXED,
+        "memory/one.md": "bob, once\n",
+    }
+    ws = _workspace(tmp_path / "ws", notes)
+    query = "redis alert"
+    first = RecordingEmbedder()
+    with Memory(ws, overrides=backend, embedder=first) as mem:  # type: ignore[arg-type]
+        mem.sync()
+        assert mem.search(query, mode="vector", min_score=0.0)[0].path == ("memory/notes.md")
+    on = {**backend, "embedding.line_vectors": "true"}
+    later = RecordingEmbedder()
+    with Memory(ws, overrides=on, embedder=later) as mem:  # type: ignore[arg-type]
+        report = mem.sync()
+        assert report.vectors is not None and report.vectors["error"] is None
+        # only the lines were embedded (a heading is one too): the chunks' own vectors came
+        # from the cache
+        assert sorted(later.sent) == sorted(
+            [f"2026-01-14\n{line}" for line in DAY_LIST.splitlines() if line]
+            + ["Notes\n# Notes", "Notes\nredis alert database deploy"]
+        )
+        found = mem.search(query, mode="vector", min_score=0.0)
+        assert [r.path for r in found][:2] == ["memory/2026-01-14.md", "memory/notes.md"]
+        line = WordEmbedder()._vec(
+            "2026-01-14\n- 09:30 standup about the redis cache and the redis alert"
+        )
+        asked = WordEmbedder()._vec(query)
+        assert found[0].vector_score == pytest.approx(
+            sum(a * b for a, b in zip(line, asked, strict=True)), abs=1e-5
+        )
+        hybrid = mem.search(query, min_score=0.0)  # the lines read beside the keyword half
+        assert hybrid.mode == "hybrid"
+        by_path = {r.path: r.vector_score for r in hybrid}
+        assert by_path["memory/2026-01-14.md"] == pytest.approx(found[0].vector_score, abs=1e-6)
+        rows = mem.index.chunks_by_ids(range(1, 10_000)).values()
+        blobs = mem.index.line_vectors([row.id for row in rows])
+        assert len(blobs) == len(rows) == 3  # a one-line note has none: an empty blob
+        assert [blobs[row.id] for row in rows if row.path == "memory/one.md"] == [b""]
+        sent = len(later.sent)
+        mem.sync(force=True)
+        assert len(later.sent) == sent  # from the cache
+        assert mem.search(query, mode="vector", min_score=0.0)[0].path == "memory/2026-01-14.md"
+        ids = [row.id for row in mem.index.chunks_by_ids(range(1, 10_000)).values()]
+        (ws / "memory" / "2026-01-14.md").unlink()
+        mem.sync()
+        assert len(mem.index.line_vectors(ids)) == 2  # the day's went with its chunk

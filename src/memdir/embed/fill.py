@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from memdir.chunking import line_inputs, sha256_hex
 from memdir.embed.base import Embedder, provider_key
 from memdir.errors import EmbeddingError
 from memdir.index.backend import IndexBackend, Txn
@@ -90,12 +91,18 @@ def fill_vectors(
     lock_timeout: float = 30.0,
     progress: Callable[[str, int, int], None] | None = None,
     stop: threading.Event | None = None,
+    lines: bool = False,
 ) -> FillReport:
     """Embed chunks that have no vector. ``prepare`` transforms texts before they are sent
     (e.g. secret redaction for hosted providers). A chunk is embedded as its context (heading
     path), a newline and its text; the cache is keyed by the chunk's hash of exactly that,
     before ``prepare``.
     ``stop``, once set, ends the fill after the batch in progress.
+
+    With ``lines``, each chunk's lines worth a vector of their own
+    (:func:`~memdir.chunking.line_inputs`) are embedded with it, through the same cache (keyed
+    by the hash of each line's text to embed), and written in the same transaction, so a chunk
+    with a vector always has its line vectors (an empty blob when it has none worth one).
 
     One fill runs at a time per index (``index.fill_lock``, waited on up to ``lock_timeout``
     seconds). The writer lock (waited on up to ``lock_timeout``, at least a moment) is held
@@ -142,6 +149,8 @@ def fill_vectors(
                 break
             want = batch_size if max_chunks is None else min(batch_size, max_chunks - done)
             rows = index.chunks_missing_vectors(want)
+            if not rows and lines:  # chunks embedded before their lines were
+                rows = index.chunks_missing_line_vectors(want)
             if not rows:
                 break
 
@@ -160,7 +169,7 @@ def fill_vectors(
 
             try:
                 written, hits = _fill_batch(
-                    index, embedder, key, rows, prepare, write_wait, account
+                    index, embedder, key, rows, prepare, write_wait, account, lines=lines
                 )
             except EmbeddingError as exc:
                 report.error = str(exc)
@@ -204,10 +213,21 @@ def _fill_batch(
     prepare: Callable[[list[str]], list[str]],
     lock_timeout: float,
     account: Callable[[Txn], None],
+    *,
+    lines: bool = False,
 ) -> tuple[int, int]:
     """Embed one batch (no lock held), then write it under the writer lock."""
-    cached = index.cache_get(key, [h for _, h, _ in rows])
+    line_texts: dict[int, list[tuple[str, str]]] = {}  # chunk id -> (hash, text) of its lines
+    if lines:
+        chunks = index.chunks_by_ids([cid for cid, _, _ in rows])
+        for cid, row in chunks.items():
+            line_texts[cid] = [(sha256_hex(t), t) for t in line_inputs(row.context, row.text)]
+    wanted = [h for _, h, _ in rows] + [h for pairs in line_texts.values() for h, _ in pairs]
+    cached = index.cache_get(key, wanted)
     misses = [(cid, h, text) for cid, h, text in rows if h not in cached]
+    misses += [
+        (cid, h, t) for cid, pairs in line_texts.items() for h, t in pairs if h not in cached
+    ]
     vectors = None
     unique: list[tuple[str, str]] = []
     if misses:
@@ -246,6 +266,17 @@ def _fill_batch(
             written = index.write_vectors(
                 conn, [(cid, cached.get(h) or fresh[h]) for cid, h, _ in rows]
             )
+            if lines:
+                index.write_line_vectors(
+                    conn,
+                    [
+                        (
+                            cid,
+                            b"".join(cached.get(h) or fresh[h] for h, _ in line_texts.get(cid, ())),
+                        )
+                        for cid, _, _ in rows
+                    ],
+                )
             account(conn)
     finally:
         index.lock.release()

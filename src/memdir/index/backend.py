@@ -185,9 +185,23 @@ class IndexBackend(Protocol):
 
     def chunks_missing_vectors(self, limit: int) -> list[tuple[int, str, str]]: ...
 
+    def chunks_missing_line_vectors(self, limit: int) -> list[tuple[int, str, str]]:
+        """As :meth:`chunks_missing_vectors`, of chunks that have a vector but no line vectors."""
+        ...
+
     def count_missing_vectors(self) -> int: ...
 
     def write_vectors(self, conn: Txn, rows: Iterable[tuple[int, bytes]]) -> int: ...
+
+    def write_line_vectors(self, conn: Txn, rows: Iterable[tuple[int, bytes]]) -> None:
+        """Store each chunk's line vectors: one blob of little-endian float32 vectors, one
+        after another, for chunks that still exist (deleted with the chunk, and by
+        :meth:`reset_vectors`)."""
+        ...
+
+    def line_vectors(self, ids: Sequence[int]) -> dict[int, bytes]:
+        """The line-vector blobs of those of ``ids`` that have them."""
+        ...
 
     def compact_vector_log(self, keep_below: int = 100_000) -> None: ...
 

@@ -108,11 +108,12 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-PG_SCHEMA_VERSION = 3
+PG_SCHEMA_VERSION = 4
 """The version of the tables below, in ``memdir_meta`` (namespace ``''``, key ``schema``).
 2 added ``memdir_lexemes`` (each lexeme's document frequency) and keeps each chunk's
 ``tsv`` in its row; migrating from 1 fills the one and rewrites the other. 3 added
-``memdir_chunks_date``, through which the days a question names are looked up."""
+``memdir_chunks_date``, through which the days a question names are looked up. 4 added
+``memdir_line_vectors``, each chunk's line vectors (:mod:`memdir.search.lines`)."""
 
 MIN_PGVECTOR = (0, 5, 0)
 """HNSW indexes arrived in pgvector 0.5.0."""
@@ -182,6 +183,12 @@ CREATE TABLE IF NOT EXISTS memdir_vectors (
     embedding vector NOT NULL
 );
 CREATE INDEX IF NOT EXISTS memdir_vectors_ns ON memdir_vectors (namespace);
+CREATE TABLE IF NOT EXISTS memdir_line_vectors (
+    chunk_id  bigint PRIMARY KEY REFERENCES memdir_chunks (id) ON DELETE CASCADE,
+    namespace text NOT NULL,
+    embedding bytea NOT NULL
+);
+CREATE INDEX IF NOT EXISTS memdir_line_vectors_ns ON memdir_line_vectors (namespace);
 CREATE TABLE IF NOT EXISTS memdir_stats (
     namespace text PRIMARY KEY,
     chunks    bigint NOT NULL DEFAULT 0,
@@ -1113,6 +1120,7 @@ class PgIndex:
     def reset_vectors(self, *, provider_key: str, model: str, dims: int | None) -> None:
         with self.transaction() as txn:
             txn.execute("DELETE FROM memdir_vectors WHERE namespace = %s", (self.namespace,))
+            txn.execute("DELETE FROM memdir_line_vectors WHERE namespace = %s", (self.namespace,))
             txn.reset_vectors = True
             self.set_meta("vectors.provider_key", provider_key, txn)
             self.set_meta("vectors.model", model, txn)
@@ -1126,6 +1134,19 @@ class PgIndex:
                 "SELECT c.id, c.hash, c.text, c.context FROM memdir_chunks c"
                 " WHERE c.namespace = %s AND NOT EXISTS"
                 " (SELECT 1 FROM memdir_vectors v WHERE v.chunk_id = c.id) ORDER BY c.id LIMIT %s",
+                (self.namespace, limit),
+            )
+        ]
+
+    def chunks_missing_line_vectors(self, limit: int) -> list[tuple[int, str, str]]:
+        return [
+            (int(r[0]), r[1], embed_input(r[3], r[2]))
+            for r in self.read(
+                "SELECT c.id, c.hash, c.text, c.context FROM memdir_chunks c"
+                " WHERE c.namespace = %s"
+                " AND EXISTS (SELECT 1 FROM memdir_vectors v WHERE v.chunk_id = c.id)"
+                " AND NOT EXISTS (SELECT 1 FROM memdir_line_vectors l WHERE l.chunk_id = c.id)"
+                " ORDER BY c.id LIMIT %s",
                 (self.namespace, limit),
             )
         ]
@@ -1191,6 +1212,38 @@ class PgIndex:
         conn.vectors += inserted
         conn.changed = True
         return len(params)
+
+    def write_line_vectors(self, conn: _Txn, rows: Iterable[tuple[int, bytes]]) -> None:
+        """Store each chunk's line vectors for chunks that still exist (key-share locked, as
+        :meth:`write_vectors` does)."""
+        todo = {cid: blob for cid, blob in rows}
+        if not todo:
+            return
+        alive = [
+            int(r[0])
+            for r in conn.execute(
+                "SELECT id FROM memdir_chunks WHERE namespace = %s AND id = ANY(%s) FOR KEY SHARE",
+                (self.namespace, list(todo)),
+            ).fetchall()
+        ]
+        if not alive:
+            return
+        conn.conn.cursor().executemany(
+            "INSERT INTO memdir_line_vectors(chunk_id, namespace, embedding) VALUES (%s, %s, %s)"
+            " ON CONFLICT (chunk_id) DO UPDATE SET embedding = excluded.embedding",
+            [(cid, self.namespace, todo[cid]) for cid in sorted(alive)],
+        )
+        conn.changed = True
+
+    def line_vectors(self, ids: Sequence[int]) -> dict[int, bytes]:
+        if not ids:
+            return {}
+        rows = self.read(
+            "SELECT chunk_id, embedding FROM memdir_line_vectors WHERE namespace = %s"
+            " AND chunk_id = ANY(%s)",
+            (self.namespace, [int(i) for i in ids]),
+        )
+        return {int(cid): bytes(blob) for cid, blob in rows}
 
     def nearest(self, query: Sequence[float], k: int) -> list[tuple[int, float]]:
         """The ``k`` nearest chunks by cosine, from the HNSW index of the query's dimensions.

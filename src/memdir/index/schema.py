@@ -72,6 +72,13 @@ CREATE TABLE IF NOT EXISTS vector_log (
 CREATE TRIGGER IF NOT EXISTS vectors_deleted AFTER DELETE ON vectors BEGIN
     INSERT INTO vector_log(chunk_id) VALUES (old.chunk_id);
 END;
+-- The vectors of a chunk's lines (little-endian float32, one after another, for the embedder
+-- of `vectors`), when it has two lines or more worth one: a chunk is scored by the better of
+-- its own vector and its best line's (memdir.search.lines).
+CREATE TABLE IF NOT EXISTS line_vectors (
+    chunk_id  INTEGER PRIMARY KEY REFERENCES chunks(id) ON DELETE CASCADE,
+    embedding BLOB NOT NULL
+);
 -- Embeddings by content hash, so unchanged text is never embedded twice, across rebuilds too.
 CREATE TABLE IF NOT EXISTS embedding_cache (
     provider_key TEXT NOT NULL,
@@ -127,6 +134,10 @@ def immediate(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
 def create_schema(conn: sqlite3.Connection) -> None:
     conn.executescript(_DDL)
     create_date_index(conn)
+
+
+LINE_VECTORS_DDL = _DDL[_DDL.index("CREATE TABLE IF NOT EXISTS line_vectors") :].split(";")[0] + ";"
+"""The table of line vectors alone: an index written before it had none gets it when opened."""
 
 
 def create_date_index(conn: sqlite3.Connection) -> None:

@@ -27,6 +27,7 @@ from memdir.errors import StorageError
 from memdir.index.lock import WriterLock
 from memdir.index.schema import (
     FTS_BODY,
+    LINE_VECTORS_DDL,
     SCHEMA_VERSION,
     connect,
     create_date_index,
@@ -207,6 +208,10 @@ class Index:
             ):
                 create_schema(conn)
             conn.execute("SELECT key FROM meta LIMIT 1").fetchall()
+            if not conn.execute(
+                "SELECT count(*) FROM sqlite_master WHERE name = 'line_vectors'"
+            ).fetchone()[0]:
+                conn.execute(LINE_VECTORS_DDL)  # an index written before line vectors
         except sqlite3.DatabaseError:
             conn.close()
             raise
@@ -623,6 +628,7 @@ class Index:
         with self.transaction() as conn:
             conn.execute("DELETE FROM vectors")
             conn.execute("DELETE FROM vector_log")
+            conn.execute("DELETE FROM line_vectors")
             self.set_meta("vectors.provider_key", provider_key, conn)
             self.set_meta("vectors.model", model, conn)
             self.set_meta("vectors.dims", str(dims or ""), conn)
@@ -641,6 +647,19 @@ class Index:
             )
         ]
 
+    def chunks_missing_line_vectors(self, limit: int) -> list[tuple[int, str, str]]:
+        """As :meth:`chunks_missing_vectors`, of chunks with a vector but no line vectors (an
+        index written before them, or before ``embedding.line_vectors`` was on)."""
+        return [
+            (int(r[0]), r[1], embed_input(r[3], r[2]))
+            for r in self.read(
+                "SELECT c.id, c.hash, c.text, c.context FROM chunks c JOIN vectors v ON v.chunk_id = c.id"
+                " LEFT JOIN line_vectors l ON l.chunk_id = c.id"
+                " WHERE l.chunk_id IS NULL ORDER BY c.id LIMIT ?",
+                (limit,),
+            )
+        ]
+
     def count_missing_vectors(self) -> int:
         return int(
             self.read("SELECT (SELECT count(*) FROM chunks) - (SELECT count(*) FROM vectors)")[0][0]
@@ -654,6 +673,29 @@ class Index:
             [(cid, blob, cid) for cid, blob in rows],
         )
         return int(cur.rowcount)
+
+    def write_line_vectors(
+        self, conn: sqlite3.Connection, rows: Iterable[tuple[int, bytes]]
+    ) -> None:
+        """Store each chunk's line vectors (one blob of float32 vectors, one after another) for
+        chunks that still exist."""
+        conn.executemany(
+            "INSERT OR REPLACE INTO line_vectors(chunk_id, embedding)"
+            " SELECT ?, ? WHERE EXISTS (SELECT 1 FROM chunks WHERE id = ?)",
+            [(cid, blob, cid) for cid, blob in rows],
+        )
+
+    def line_vectors(self, ids: Sequence[int]) -> dict[int, bytes]:
+        """The line vectors of those of ``ids`` that have them (see :meth:`write_line_vectors`)."""
+        out: dict[int, bytes] = {}
+        for start in range(0, len(ids), 500):
+            part = list(ids[start : start + 500])
+            marks = ",".join("?" * len(part))
+            for cid, blob in self.read(
+                f"SELECT chunk_id, embedding FROM line_vectors WHERE chunk_id IN ({marks})", part
+            ):
+                out[int(cid)] = blob
+        return out
 
     def vectors_since(self, seq: int, limit: int = -1) -> list[tuple[int, int, bytes]]:
         """``(seq, chunk id, blob)`` written after ``seq``, oldest first, at most ``limit``."""

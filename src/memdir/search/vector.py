@@ -445,6 +445,29 @@ def cosine_range(embedder: Embedder, configured: Sequence[float] = ()) -> tuple[
     return COSINE_RANGES.get((embedder.provider, embedder.model), (0.0, 1.0))
 
 
+def best_line_cosines(query: np.ndarray, blobs: dict[int, bytes]) -> dict[int, float]:
+    """Per chunk, the cosine of its best line with a normalised ``query``, from its line
+    vectors (:meth:`~memdir.index.backend.IndexBackend.line_vectors`: float32 vectors one
+    after another); chunks without a line of the query's dimensions are left out."""
+    dims = len(query)
+    owners: list[int] = []
+    parts: list[np.ndarray] = []
+    for cid, blob in blobs.items():
+        flat = np.frombuffer(blob, dtype="<f4")
+        if not len(flat) or len(flat) % dims:
+            continue
+        owners.append(cid)
+        parts.append(flat.reshape(-1, dims))
+    if not parts:
+        return {}
+    sims = np.concatenate(parts) @ np.asarray(query, dtype=np.float32)
+    bounds = np.cumsum([0, *(len(p) for p in parts)])
+    return {
+        cid: float(sims[lo:hi].max())
+        for cid, lo, hi in zip(owners, bounds[:-1], bounds[1:], strict=True)
+    }
+
+
 class VectorSearch:
     """:class:`~memdir.search.VectorSearcher` over a :class:`VectorMatrix`; scores are cosine
     similarities rescaled by :func:`cosine_range` to [0, 1]."""
@@ -500,6 +523,14 @@ class VectorSearch:
             return []
         vec = self._query[1]
         return [(cid, self._scale(cos)) for cid, cos in self.matrix.scores(vec, chunk_ids)]
+
+    def best_lines(self, query: str, blobs: dict[int, bytes]) -> dict[int, float]:
+        """The score of each chunk's best line (scaled as :meth:`search` scales), from the
+        query vector of the last :meth:`search` of ``query`` (no second embedding); ``{}``
+        without that search."""
+        if self._query is None or self._query[0] != query:
+            return {}
+        return {cid: self._scale(c) for cid, c in best_line_cosines(self._query[1], blobs).items()}
 
     def _scale(self, cos: float) -> float:
         span = max(self.high - self.low, 1e-6)
@@ -562,6 +593,14 @@ class IndexVectorSearch:
             (chunk_id, self._scale(cos))
             for chunk_id, cos in self.index.vector_scores(vec, list(chunk_ids))
         ]
+
+    def best_lines(self, query: str, blobs: dict[int, bytes]) -> dict[int, float]:
+        """As :meth:`VectorSearch.best_lines`."""
+        with self._queries_lock:
+            vec = self._queries.get(query)
+        if vec is None:
+            return {}
+        return {cid: self._scale(c) for cid, c in best_line_cosines(vec, blobs).items()}
 
     def _scale(self, cos: float) -> float:
         span = max(self.high - self.low, 1e-6)
