@@ -399,14 +399,14 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting(
         "search.vector_weight",
-        0.3,
+        0.35,
         float,
         "Weight of the vector score in hybrid search.",
         _between(0.0, 1.0),
     ),
     Setting(
         "search.text_weight",
-        0.7,
+        0.65,
         float,
         "Weight of the keyword score in hybrid search.",
         _between(0.0, 1.0),
@@ -513,7 +513,7 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting(
         "embedding.line_vectors",
-        False,
+        True,
         bool,
         "Also embed each line of a chunk worth a vector of its own, and score a chunk by the "
         "better of its own vector and its best line's: a question about one item of a day's "

@@ -348,12 +348,12 @@ def test_hybrid_scores_keyword_candidates_outside_the_nearest_on_both(
     assert found["sqlite"] and all(has_vector for *_, has_vector in found["sqlite"])
 
 
-def test_a_hybrid_search_on_postgres_is_four_statements(
+def test_a_hybrid_search_on_postgres_is_five_statements(
     tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """What the README states: the vector state, the keyword search (its terms' frequencies
-    cached) beside the nearest chunks with their rows, and the keyword-only candidates'
-    similarities; the query's new terms' frequencies add one."""
+    cached) beside the nearest chunks with their rows, the keyword-only candidates'
+    similarities, and the candidates' line vectors; the query's new terms' frequencies add one."""
     import psycopg
 
     ws = _workspace(tmp_path / "ws")
@@ -375,7 +375,7 @@ def test_a_hybrid_search_on_postgres_is_four_statements(
         sent.clear()
         again = mem.search("zebrafish Tuesday exporter", refresh=False, max_results=2)
     assert [r.path for r in again] == [r.path for r in first] and first.mode == "hybrid"
-    assert (fresh, len(sent)) == (5, 4), sent
+    assert (fresh, len(sent)) == (6, 5), sent
 
 
 def test_another_workspaces_file_is_read_from_the_shared_index(tmp_path: Path, pg_url: str) -> None:
@@ -582,7 +582,8 @@ def test_a_chunk_is_found_by_its_best_line_on_both(tmp_path: Path, backend: dict
     ws = _workspace(tmp_path / "ws", notes)
     query = "redis alert"
     first = RecordingEmbedder()
-    with Memory(ws, overrides=backend, embedder=first) as mem:  # type: ignore[arg-type]
+    off = {**backend, "embedding.line_vectors": "false"}
+    with Memory(ws, overrides=off, embedder=first) as mem:  # type: ignore[arg-type]
         mem.sync()
         assert mem.search(query, mode="vector", min_score=0.0)[0].path == ("memory/notes.md")
     on = {**backend, "embedding.line_vectors": "true"}

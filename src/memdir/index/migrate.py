@@ -1,6 +1,6 @@
 """Copy an index from one backend to another (``memdir migrate``), embeddings included.
 
-Every file row, chunk, vector, the embedding cache, the recorded shape, the embedder the vectors
+Every file row, chunk, vector (and line vectors), the embedding cache, the recorded shape, the embedder the vectors
 came from and the problems are copied as they are, so nothing is chunked or embedded again: the
 target answers the same searches at once. The copy is one rebuild of the target
 (:meth:`~memdir.index.backend.IndexBackend.new_build` … ``install_build``): readers of the
@@ -65,7 +65,8 @@ def copy_index(
             for n, (path, src, file_hash, size, mtime_ns) in enumerate(files, start=1):
                 rows = source.read(
                     "SELECT c.id, c.start_line, c.end_line, c.text, c.hash, c.context, c.date,"
-                    " v.embedding FROM chunks c LEFT JOIN vectors v ON v.chunk_id = c.id"
+                    " v.embedding, l.embedding FROM chunks c LEFT JOIN vectors v ON v.chunk_id = c.id"
+                    " LEFT JOIN line_vectors l ON l.chunk_id = c.id"
                     " WHERE c.path = ? ORDER BY c.id",
                     (path,),
                 )
@@ -82,6 +83,11 @@ def copy_index(
                 vectors = [(new, bytes(r[7])) for new, r in zip(ids, rows, strict=True) if r[7]]
                 if vectors:
                     report.vectors += target.write_vectors(txn, vectors)
+                lines = [
+                    (new, bytes(r[8])) for new, r in zip(ids, rows, strict=True) if r[8] is not None
+                ]
+                if lines:
+                    target.write_line_vectors(txn, lines)
                 report.files += 1
                 report.chunks += len(chunks)
                 if n % batch == 0 or n == len(files):

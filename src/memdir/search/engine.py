@@ -220,8 +220,8 @@ class SearchSettings:
     min_score: float = 0.35
     mode: str = "hybrid"
     candidate_multiplier: int = 4
-    vector_weight: float = 0.3
-    text_weight: float = 0.7
+    vector_weight: float = 0.35
+    text_weight: float = 0.65
     adaptive_weights: bool = True
     bridges: bool = True
     snippet_chars: int = 700
@@ -229,7 +229,7 @@ class SearchSettings:
     mmr_lambda: float = 0.7
     decay_enabled: bool = False
     half_life_days: float = 30.0
-    line_vectors: bool = False
+    line_vectors: bool = True
 
     @classmethod
     def from_config(cls, config: Config) -> SearchSettings:
