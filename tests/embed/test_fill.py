@@ -134,3 +134,30 @@ def test_a_chunk_is_embedded_with_its_heading_path_and_cached_by_both(
         mem.sync()
         report = fill_vectors(mem.index, recorder)  # type: ignore[arg-type]
         assert (report.embedded, report.from_cache) == (0, 1)
+
+
+def test_an_index_written_before_line_vectors_gets_them(tmp_path: Path, write: WriteFile) -> None:
+    """An index from before line vectors has no table for them: it is made when the index is
+    opened, or, when that cannot be done then (another writer, a read-only moment), by the
+    first fill that writes some; meanwhile searches read none and answer as before."""
+    import sqlite3
+
+    ws = tmp_path / "ws"
+    write(ws, "memory/day.md", "# Day\n\n- tea with the team at ten\n- lunch by the river\n")
+    with Memory(ws, overrides={"embedding.provider": "none"}) as mem:
+        mem.sync()
+        path = mem.index.path
+    conn = sqlite3.connect(path)
+    conn.execute("DROP TABLE line_vectors")
+    conn.close()
+    index = Index.open(path)
+    assert index._has_line_vectors()  # made on open
+    index.conn.execute("DROP TABLE line_vectors")  # as if it could not be made then
+    assert index.line_vectors([1, 2, 3]) == {}
+    report = fill_vectors(index, _Probe(index), lines=True)
+    assert report.error is None and report.remaining == 0
+    ids = [cid for (cid,) in index.read("SELECT id FROM chunks")]
+    blobs = index.line_vectors(ids)
+    assert len(blobs) == len(ids) == 1
+    assert len(next(iter(blobs.values()))) == 2 * 2 * 4  # two items (not "# Day"), 2 floats each
+    index.close()

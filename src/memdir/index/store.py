@@ -211,7 +211,10 @@ class Index:
             if not conn.execute(
                 "SELECT count(*) FROM sqlite_master WHERE name = 'line_vectors'"
             ).fetchone()[0]:
-                conn.execute(LINE_VECTORS_DDL)  # an index written before line vectors
+                try:
+                    conn.execute(LINE_VECTORS_DDL)  # an index written before line vectors
+                except sqlite3.OperationalError as exc:  # busy or read-only: made when written
+                    log.info("line_vectors table not created yet in %s: %s", path, exc)
         except sqlite3.DatabaseError:
             conn.close()
             raise
@@ -628,6 +631,7 @@ class Index:
         with self.transaction() as conn:
             conn.execute("DELETE FROM vectors")
             conn.execute("DELETE FROM vector_log")
+            conn.execute(LINE_VECTORS_DDL)
             conn.execute("DELETE FROM line_vectors")
             self.set_meta("vectors.provider_key", provider_key, conn)
             self.set_meta("vectors.model", model, conn)
@@ -650,12 +654,26 @@ class Index:
     def chunks_missing_line_vectors(self, limit: int) -> list[tuple[int, str, str]]:
         """As :meth:`chunks_missing_vectors`, of chunks with a vector but no line vectors (an
         index written before them, or before ``embedding.line_vectors`` was on)."""
+        if not self._has_line_vectors():
+            return self.read_missing_all(limit)
         return [
             (int(r[0]), r[1], embed_input(r[3], r[2]))
             for r in self.read(
                 "SELECT c.id, c.hash, c.text, c.context FROM chunks c JOIN vectors v ON v.chunk_id = c.id"
                 " LEFT JOIN line_vectors l ON l.chunk_id = c.id"
                 " WHERE l.chunk_id IS NULL ORDER BY c.id LIMIT ?",
+                (limit,),
+            )
+        ]
+
+    def read_missing_all(self, limit: int) -> list[tuple[int, str, str]]:
+        """Every chunk with a vector, as :meth:`chunks_missing_line_vectors` gives them, for an
+        index with no table of line vectors yet (the fill's write makes it)."""
+        return [
+            (int(r[0]), r[1], embed_input(r[3], r[2]))
+            for r in self.read(
+                "SELECT c.id, c.hash, c.text, c.context FROM chunks c JOIN vectors v ON v.chunk_id = c.id"
+                " ORDER BY c.id LIMIT ?",
                 (limit,),
             )
         ]
@@ -679,6 +697,7 @@ class Index:
     ) -> None:
         """Store each chunk's line vectors (one blob of float32 vectors, one after another) for
         chunks that still exist."""
+        conn.execute(LINE_VECTORS_DDL)  # an index opened busy or read-only has none yet
         conn.executemany(
             "INSERT OR REPLACE INTO line_vectors(chunk_id, embedding)"
             " SELECT ?, ? WHERE EXISTS (SELECT 1 FROM chunks WHERE id = ?)",
@@ -688,6 +707,8 @@ class Index:
     def line_vectors(self, ids: Sequence[int]) -> dict[int, bytes]:
         """The line vectors of those of ``ids`` that have them (see :meth:`write_line_vectors`)."""
         out: dict[int, bytes] = {}
+        if not self._has_line_vectors():
+            return out
         for start in range(0, len(ids), 500):
             part = list(ids[start : start + 500])
             marks = ",".join("?" * len(part))
@@ -696,6 +717,12 @@ class Index:
             ):
                 out[int(cid)] = blob
         return out
+
+    def _has_line_vectors(self) -> bool:
+        """Whether the table of line vectors exists yet (see :meth:`_open_checked`)."""
+        return bool(
+            self.read("SELECT count(*) FROM sqlite_master WHERE name = 'line_vectors'")[0][0]
+        )
 
     def vectors_since(self, seq: int, limit: int = -1) -> list[tuple[int, int, bytes]]:
         """``(seq, chunk id, blob)`` written after ``seq``, oldest first, at most ``limit``."""
