@@ -506,9 +506,10 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting(
         "embedding.cache_max_entries",
-        200_000,
+        1_000_000,
         int,
-        "Embeddings kept in the cache; least recently used beyond this are evicted.",
+        "Embeddings kept in the cache (chunks' and lines'); least recently used beyond this "
+        "are evicted.",
         _at_least(0),
     ),
     Setting(
