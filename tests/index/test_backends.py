@@ -622,3 +622,24 @@ def test_a_chunk_is_found_by_its_best_line_on_both(tmp_path: Path, backend: dict
         (ws / "memory" / "2026-01-14.md").unlink()
         mem.sync()
         assert len(mem.index.line_vectors(ids)) == 2  # the day's went with its chunk
+
+
+def test_whether_to_answer_is_judged_by_the_chunks_own_vectors(
+    tmp_path: Path, backend: dict[str, str]
+) -> None:
+    """A chunk's best line ranks it, but the floor counts only what its own vector earned: the
+    best of many lines lies closer to any question than the chunk does (a dialogue's turns),
+    and let questions about nothing memory holds clear the floor."""
+    ws = _workspace(tmp_path / "ws", {"memory/2026-01-14.md": DAY_LIST})
+    with Memory(ws, overrides=backend, embedder=WordEmbedder()) as mem:  # type: ignore[arg-type]
+        mem.sync()
+        low = mem.search("quokka", mode="vector", min_score=0.2)
+        (hit,) = low.results
+        line = WordEmbedder()._vec("2026-01-14\n- 16:00 bob asked about the quokka")
+        chunk = WordEmbedder()._vec("2026-01-14\n" + DAY_LIST.rstrip("\n"))
+        asked = WordEmbedder()._vec("quokka")
+        own = sum(a * b for a, b in zip(chunk, asked, strict=True))
+        best = sum(a * b for a, b in zip(line, asked, strict=True))
+        assert own < 0.5 <= best
+        assert hit.vector_score == pytest.approx(best, abs=1e-5)  # ranked and shown by its line
+        assert mem.search("quokka", mode="vector", min_score=0.5).results == ()
