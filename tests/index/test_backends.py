@@ -585,12 +585,14 @@ def test_a_chunk_is_found_by_its_best_line_on_both(tmp_path: Path, backend: dict
     off = {**backend, "embedding.line_vectors": "false"}
     with Memory(ws, overrides=off, embedder=first) as mem:  # type: ignore[arg-type]
         mem.sync()
+        written = mem.index.vector_state().vector_seq
         assert mem.search(query, mode="vector", min_score=0.0)[0].path == ("memory/notes.md")
     on = {**backend, "embedding.line_vectors": "true"}
     later = RecordingEmbedder()
     with Memory(ws, overrides=on, embedder=later) as mem:  # type: ignore[arg-type]
         report = mem.sync()
         assert report.vectors is not None and report.vectors["error"] is None
+        assert mem.index.vector_state().vector_seq == written  # the chunks' own not rewritten
         # only the lines were embedded (a heading is one too): the chunks' own vectors came
         # from the cache
         assert sorted(later.sent) == sorted(

@@ -149,7 +149,8 @@ def fill_vectors(
                 break
             want = batch_size if max_chunks is None else min(batch_size, max_chunks - done)
             rows = index.chunks_missing_vectors(want)
-            if not rows and lines:  # chunks embedded before their lines were
+            own = bool(rows)  # else the lines of chunks embedded before theirs were
+            if not rows and lines:
                 rows = index.chunks_missing_line_vectors(want)
             if not rows:
                 break
@@ -169,7 +170,7 @@ def fill_vectors(
 
             try:
                 written, hits = _fill_batch(
-                    index, embedder, key, rows, prepare, write_wait, account, lines=lines
+                    index, embedder, key, rows, prepare, write_wait, account, lines=lines, own=own
                 )
             except EmbeddingError as exc:
                 report.error = str(exc)
@@ -215,16 +216,18 @@ def _fill_batch(
     account: Callable[[Txn], None],
     *,
     lines: bool = False,
+    own: bool = True,
 ) -> tuple[int, int]:
-    """Embed one batch (no lock held), then write it under the writer lock."""
+    """Embed one batch (no lock held), then write it under the writer lock; without ``own``,
+    only the chunks' line vectors (their own vectors are written already)."""
     line_texts: dict[int, list[tuple[str, str]]] = {}  # chunk id -> (hash, text) of its lines
     if lines:
-        chunks = index.chunks_by_ids([cid for cid, _, _ in rows])
-        for cid, row in chunks.items():
+        for cid, row in index.chunks_by_ids([cid for cid, _, _ in rows]).items():
             line_texts[cid] = [(sha256_hex(t), t) for t in line_inputs(row.context, row.text)]
-    wanted = [h for _, h, _ in rows] + [h for pairs in line_texts.values() for h, _ in pairs]
+    selves = rows if own else []  # the chunks whose own vectors are embedded
+    wanted = [h for _, h, _ in selves] + [h for pairs in line_texts.values() for h, _ in pairs]
     cached = index.cache_get(key, wanted)
-    misses = [(cid, h, text) for cid, h, text in rows if h not in cached]
+    misses = [(cid, h, text) for cid, h, text in selves if h not in cached]
     misses += [
         (cid, h, t) for cid, pairs in line_texts.items() for h, t in pairs if h not in cached
     ]
@@ -264,7 +267,7 @@ def _fill_batch(
             if cached:
                 index.cache_touch(conn, key, cached)
             written = index.write_vectors(
-                conn, [(cid, cached.get(h) or fresh[h]) for cid, h, _ in rows]
+                conn, [(cid, cached.get(h) or fresh[h]) for cid, h, _ in selves]
             )
             if lines:
                 index.write_line_vectors(
@@ -280,5 +283,5 @@ def _fill_batch(
             account(conn)
     finally:
         index.lock.release()
-    hits = sum(1 for _, h, _ in rows if h in cached)
+    hits = sum(1 for _, h, _ in selves if h in cached)
     return written, hits
