@@ -1128,25 +1128,25 @@ class PgIndex:
             self.set_meta("vectors.generation", uuid.uuid4().hex, txn)
 
     def chunks_missing_vectors(self, limit: int) -> list[tuple[int, str, str]]:
-        return [
-            (int(r[0]), r[1], embed_input(r[3], r[2]))
-            for r in self.read(
-                "SELECT c.id, c.hash, c.text, c.context FROM memdir_chunks c"
-                " WHERE c.namespace = %s AND NOT EXISTS"
-                " (SELECT 1 FROM memdir_vectors v WHERE v.chunk_id = c.id) ORDER BY c.id LIMIT %s",
-                (self.namespace, limit),
-            )
-        ]
+        return self._chunks_to_embed(
+            "NOT EXISTS (SELECT 1 FROM memdir_vectors v WHERE v.chunk_id = c.id)", limit
+        )
 
     def chunks_missing_line_vectors(self, limit: int) -> list[tuple[int, str, str]]:
+        return self._chunks_to_embed(
+            "EXISTS (SELECT 1 FROM memdir_vectors v WHERE v.chunk_id = c.id)"
+            " AND NOT EXISTS (SELECT 1 FROM memdir_line_vectors l WHERE l.chunk_id = c.id)",
+            limit,
+        )
+
+    def _chunks_to_embed(self, condition: str, limit: int) -> list[tuple[int, str, str]]:
+        """``(chunk id, hash, text to embed)`` of this namespace's chunks meeting
+        ``condition``, oldest first."""
         return [
             (int(r[0]), r[1], embed_input(r[3], r[2]))
             for r in self.read(
                 "SELECT c.id, c.hash, c.text, c.context FROM memdir_chunks c"
-                " WHERE c.namespace = %s"
-                " AND EXISTS (SELECT 1 FROM memdir_vectors v WHERE v.chunk_id = c.id)"
-                " AND NOT EXISTS (SELECT 1 FROM memdir_line_vectors l WHERE l.chunk_id = c.id)"
-                " ORDER BY c.id LIMIT %s",
+                f" WHERE c.namespace = %s AND {condition} ORDER BY c.id LIMIT %s",
                 (self.namespace, limit),
             )
         ]
@@ -1180,13 +1180,7 @@ class PgIndex:
         todo = {cid: blob for cid, blob in rows}
         if not todo:
             return 0
-        alive = {
-            int(r[0])
-            for r in conn.execute(
-                "SELECT id FROM memdir_chunks WHERE namespace = %s AND id = ANY(%s) FOR KEY SHARE",
-                (self.namespace, list(todo)),
-            ).fetchall()
-        }
+        alive = self._lock_alive(conn, todo)
         params = []
         for cid in sorted(alive):
             vec = np.frombuffer(todo[cid], dtype="<f4")
@@ -1213,19 +1207,22 @@ class PgIndex:
         conn.changed = True
         return len(params)
 
+    def _lock_alive(self, conn: _Txn, ids: Iterable[int]) -> set[int]:
+        """Those of ``ids`` that are chunks of this namespace, key-share locked, so that none
+        can vanish before the transaction commits."""
+        return {
+            int(r[0])
+            for r in conn.execute(
+                "SELECT id FROM memdir_chunks WHERE namespace = %s AND id = ANY(%s) FOR KEY SHARE",
+                (self.namespace, list(ids)),
+            ).fetchall()
+        }
+
     def write_line_vectors(self, conn: _Txn, rows: Iterable[tuple[int, bytes]]) -> None:
         """Store each chunk's line vectors for chunks that still exist (key-share locked, as
         :meth:`write_vectors` does)."""
         todo = {cid: blob for cid, blob in rows}
-        if not todo:
-            return
-        alive = [
-            int(r[0])
-            for r in conn.execute(
-                "SELECT id FROM memdir_chunks WHERE namespace = %s AND id = ANY(%s) FOR KEY SHARE",
-                (self.namespace, list(todo)),
-            ).fetchall()
-        ]
+        alive = self._lock_alive(conn, todo) if todo else set()
         if not alive:
             return
         conn.conn.cursor().executemany(

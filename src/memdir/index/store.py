@@ -642,38 +642,27 @@ class Index:
         """``(chunk id, hash, text to embed)`` of chunks with no vector yet, oldest first; the
         text to embed is the chunk's context, a newline and its text
         (:func:`~memdir.chunking.embed_input`), which is what the hash covers."""
-        return [
-            (int(r[0]), r[1], embed_input(r[3], r[2]))
-            for r in self.read(
-                "SELECT c.id, c.hash, c.text, c.context FROM chunks c LEFT JOIN vectors v ON v.chunk_id = c.id"
-                " WHERE v.chunk_id IS NULL ORDER BY c.id LIMIT ?",
-                (limit,),
-            )
-        ]
+        return self._chunks_to_embed(
+            "LEFT JOIN vectors v ON v.chunk_id = c.id WHERE v.chunk_id IS NULL", limit
+        )
 
     def chunks_missing_line_vectors(self, limit: int) -> list[tuple[int, str, str]]:
         """As :meth:`chunks_missing_vectors`, of chunks with a vector but no line vectors (an
-        index written before them, or before ``embedding.line_vectors`` was on)."""
-        if not self._has_line_vectors():
-            return self.read_missing_all(limit)
-        return [
-            (int(r[0]), r[1], embed_input(r[3], r[2]))
-            for r in self.read(
-                "SELECT c.id, c.hash, c.text, c.context FROM chunks c JOIN vectors v ON v.chunk_id = c.id"
-                " LEFT JOIN line_vectors l ON l.chunk_id = c.id"
-                " WHERE l.chunk_id IS NULL ORDER BY c.id LIMIT ?",
-                (limit,),
-            )
-        ]
+        index written before them, or before ``embedding.line_vectors`` was on; every chunk
+        with a vector while the table is not made yet: the fill's write makes it)."""
+        lacking = (
+            " LEFT JOIN line_vectors l ON l.chunk_id = c.id WHERE l.chunk_id IS NULL"
+            if self._has_line_vectors()
+            else ""
+        )
+        return self._chunks_to_embed("JOIN vectors v ON v.chunk_id = c.id" + lacking, limit)
 
-    def read_missing_all(self, limit: int) -> list[tuple[int, str, str]]:
-        """Every chunk with a vector, as :meth:`chunks_missing_line_vectors` gives them, for an
-        index with no table of line vectors yet (the fill's write makes it)."""
+    def _chunks_to_embed(self, joins: str, limit: int) -> list[tuple[int, str, str]]:
+        """``(chunk id, hash, text to embed)`` of the chunks ``joins`` selects, oldest first."""
         return [
             (int(r[0]), r[1], embed_input(r[3], r[2]))
             for r in self.read(
-                "SELECT c.id, c.hash, c.text, c.context FROM chunks c JOIN vectors v ON v.chunk_id = c.id"
-                " ORDER BY c.id LIMIT ?",
+                f"SELECT c.id, c.hash, c.text, c.context FROM chunks c {joins} ORDER BY c.id LIMIT ?",
                 (limit,),
             )
         ]

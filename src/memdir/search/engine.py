@@ -796,30 +796,19 @@ def run_search(
         lift: dict[int, float] = {}  # how much its best line raised a candidate's score
         if mode == "keyword":
             candidates = merge([], keyword_hits, vector_weight=0.0, text_weight=1.0)
-        elif mode == "vector":
-            candidates = merge(vector_hits, [], vector_weight=1.0, text_weight=0.0)
-            if vector_hits is not chunk_hits:
-                plain = merge(chunk_hits, [], vector_weight=1.0, text_weight=0.0)
-                lift = _lifts(candidates, plain)
         else:
-            text_weight = _text_weight(settings, keyword_hits)
-            pooled_words = [
-                *keyword_hits,
-                *_unpooled(profile, keyword_hits, vector_hits, rows, bodies),
-            ]
-            candidates = merge(
-                vector_hits,
-                pooled_words,
-                vector_weight=settings.vector_weight,
-                text_weight=text_weight,
-            )
+            words: list[tuple[int, float]] = []
+            weights = (1.0, 0.0)  # vector search: the vector half alone
+            if mode == "hybrid":
+                text_weight = _text_weight(settings, keyword_hits)
+                words = [
+                    *keyword_hits,
+                    *_unpooled(profile, keyword_hits, vector_hits, rows, bodies),
+                ]
+                weights = (settings.vector_weight, text_weight)
+            candidates = merge(vector_hits, words, vector_weight=weights[0], text_weight=weights[1])
             if vector_hits is not chunk_hits:
-                plain = merge(
-                    chunk_hits,
-                    pooled_words,
-                    vector_weight=settings.vector_weight,
-                    text_weight=text_weight,
-                )
+                plain = merge(chunk_hits, words, vector_weight=weights[0], text_weight=weights[1])
                 lift = _lifts(candidates, plain)
     candidates = [c for c in candidates if c.chunk_id in rows]
     if path_filter is not None:
