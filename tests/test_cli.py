@@ -255,6 +255,22 @@ def test_search_without_matches_says_so(workspace: Path) -> None:
     assert result.stdout.strip() == "No matches. No note mentions: nonexistent_xyz_keyword."
 
 
+def test_search_says_how_far_the_best_fell_short_of_the_floor(
+    tmp_path: Path, write: WriteFile
+) -> None:
+    write(tmp_path, "memory/projects/relay.md", "# Relay\n\nThe quokka exporter runs hourly.\n")
+    shown = run(["search", "quokka exporter", "--json", "--min-score", "0", "-w", str(tmp_path)])
+    best = json.loads(shown.stdout)["best_score"]
+    assert 0 < best < 0.99
+    assert best == max(r["score"] for r in json.loads(shown.stdout)["results"])  # no lines here
+    result = run(["search", "quokka exporter", "--min-score", "0.99", "-w", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == [
+        "No matches.",
+        f"The best scored {best:.3f}, under the floor 0.99 (--min-score 0 shows every result).",
+    ]
+
+
 def test_search_names_the_words_no_note_mentions(tmp_path: Path, write: WriteFile) -> None:
     write(tmp_path, "memory/projects/relay.md", "# Relay\n\nThe quokka exporter runs hourly.\n")
     result = run(["search", "quokka wombat", "--min-score", "0", "-w", str(tmp_path)])
@@ -274,7 +290,8 @@ def test_search_joins_several_words(workspace: Path) -> None:
 
 def test_search_json_shape(workspace: Path) -> None:
     """``--json`` prints what the ``memory_search`` tool and ``SearchResponse.to_dict`` give:
-    the results and how they were found (the mode used, warnings, the words no note holds)."""
+    the results and how they were found (the mode used, warnings, the words no note holds,
+    the score judged against the floor)."""
     result = run(["search", "quokka", "--json", "-w", str(workspace)])
     assert result.exit_code == 0
     data = json.loads(result.stdout)
@@ -285,6 +302,7 @@ def test_search_json_shape(workspace: Path) -> None:
         "warnings",
         "elapsed_ms",
         "not_in_memory",
+        "best_score",
         "results",
     }
     # no embedder in these tests: a script can tell that the search fell back to keywords
@@ -295,6 +313,7 @@ def test_search_json_shape(workspace: Path) -> None:
     assert len(data["results"]) == 1
     hit = data["results"][0]
     assert set(hit) == RESULT_KEYS
+    assert data["best_score"] == hit["score"]  # keyword search: no line lifts a score
     assert hit["path"] == "memory/2026-01-12.md"
     assert (hit["start_line"], hit["end_line"]) == (
         1,

@@ -640,8 +640,9 @@ def index(force: bool, quiet: bool, strict: bool, backend: str | None, as_json: 
 @click.option(
     "--min-score",
     type=click.FloatRange(0, 1),
-    help="Answer only if the best result scores at least this, keeping the others down to half"
-    " of it (default: search.min_score).",
+    help="Answer only if the best result scores at least this (by the chunk's own vector, not"
+    " its best line's: --json's best_score), keeping the others down to half of it (default:"
+    " search.min_score).",
 )
 @click.option("--mode", type=click.Choice(MODES), help="Search mode (default: search.mode).")
 @json_option
@@ -657,7 +658,7 @@ def search(
 
     With --json, one object: query, mode (the one used; keyword when vector search was
     unavailable), requested_mode, warnings, elapsed_ms, not_in_memory (the query's words no
-    note holds) and results (path, start_line, end_line, score, snippet, source, citation,
+    note holds), best_score (what was judged against the floor) and results (path, start_line, end_line, score, snippet, source, citation,
     vector_score, text_score, heading, date), as the memory_search tool gives them.
 
     \b
@@ -668,18 +669,28 @@ def search(
     text = " ".join(query)
     with _open() as mem:
         response = mem.search(text, max_results=max_results, min_score=min_score, mode=mode)
+        floor = float(mem.config["search.min_score"]) if min_score is None else min_score
     if as_json:
         _emit_json(response.to_dict())
         _warn(response.warnings)
         return
     _warn(response.warnings)
-    _print_results(response)
+    _print_results(response, floor)
 
 
-def _print_results(response: SearchResponse) -> None:
+def _print_results(response: SearchResponse, floor: float) -> None:
     absent = ", ".join(_shown(w) for w in response.not_in_memory)
     if not response.results:
         click.echo(f"No matches. No note mentions: {absent}." if absent else "No matches.")
+        if 0 < response.best_score < floor:
+            # How far the nearest note fell short: a floor too high for this memory shows here.
+            click.echo(
+                click.style(
+                    f"The best scored {response.best_score:.3f}, under the floor {floor:g}"
+                    " (--min-score 0 shows every result).",
+                    dim=True,
+                )
+            )
         return
     for hit in response:
         score = click.style(f"{hit.score:.3f}", bold=True)
@@ -977,7 +988,7 @@ def demo(directory: Path | None, keep: bool) -> None:
                 response = mem.search(q, max_results=3)
                 click.echo(f"\n$ memdir search {q!r}   [{response.mode}]")
                 _warn(response.warnings)
-                _print_results(response)
+                _print_results(response, float(mem.config["search.min_score"]))
     finally:
         if directory is None and not keep:
             shutil.rmtree(target, ignore_errors=True)

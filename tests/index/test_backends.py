@@ -644,4 +644,8 @@ def test_whether_to_answer_is_judged_by_the_chunks_own_vectors(
         best = sum(a * b for a, b in zip(line, asked, strict=True))
         assert own < 0.5 <= best
         assert hit.vector_score == pytest.approx(best, abs=1e-5)  # ranked and shown by its line
-        assert mem.search("quokka", mode="vector", min_score=0.5).results == ()
+        assert low.best_score == pytest.approx(own, abs=1e-5)  # what the floor was shown
+        empty = mem.search("quokka", mode="vector", min_score=0.5)
+        assert empty.results == ()
+        assert empty.best_score == pytest.approx(own, abs=1e-5)  # how far it fell short
+        assert empty.to_dict()["best_score"] == pytest.approx(own, abs=1e-5)

@@ -922,4 +922,5 @@ def run_search(
         warnings=tuple(warnings),
         elapsed_ms=(time.perf_counter() - started) * 1000,
         not_in_memory=not_in_memory,
+        best_score=best,
     )

@@ -74,6 +74,11 @@ class SearchResponse:
     query writes them: with no results, a sign that memory knows nothing of them; with
     results, what they do not say. Behind a path filter or ``sources`` only the notes that
     pass count."""
+    best_score: float = 0.0
+    """The score whether to answer was judged by: the best candidate's, counting each chunk's
+    own vector and not its best line's (``embedding.line_vectors``), after every factor. The
+    search answers when it reaches ``search.min_score``; run with ``min_score`` 0 to see how
+    far a question falls short of the floor, or to choose a floor for a memory."""
 
     def __iter__(self) -> Iterator[SearchResult]:
         return iter(self.results)
@@ -92,5 +97,6 @@ class SearchResponse:
             "warnings": list(self.warnings),
             "elapsed_ms": round(self.elapsed_ms, 3),
             "not_in_memory": list(self.not_in_memory),
+            "best_score": round(self.best_score, 6),
             "results": [r.to_dict() for r in self.results],
         }
