@@ -104,7 +104,8 @@ def line_inputs(context: str, text: str) -> list[str]:
     about); none when fewer than two lines are, as the chunk's own vector stands for one line.
 
     A chunk is one entry or a day's list, and its one vector stands for every item of it; a
-    question about one item lies nearer that item's line (see :mod:`memdir.search.lines`)."""
+    question about one item lies nearer that item's line (see
+    ``memdir.search.engine._with_best_lines``)."""
     lines = [ln.strip() for ln in text.split("\n")]
     kept = [ln for ln in lines if len(ln.strip("-|: ")) >= LINE_MIN_CHARS]
     if len(kept) < 2:

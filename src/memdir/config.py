@@ -518,7 +518,8 @@ SETTINGS: tuple[Setting, ...] = (
         bool,
         "Also embed each line of a chunk worth a vector of its own, and score a chunk by the "
         "better of its own vector and its best line's: a question about one item of a day's "
-        "list or a long entry finds it (about 4.5 vectors more a chunk to embed and store).",
+        "list or a long entry finds it (about 4.5 vectors more a chunk to embed and store: 7 KB "
+        "a chunk at 384 dimensions, about 28 KB at 1,536).",
     ),
     Setting(
         "embedding.sync_limit",

@@ -113,7 +113,8 @@ PG_SCHEMA_VERSION = 4
 2 added ``memdir_lexemes`` (each lexeme's document frequency) and keeps each chunk's
 ``tsv`` in its row; migrating from 1 fills the one and rewrites the other. 3 added
 ``memdir_chunks_date``, through which the days a question names are looked up. 4 added
-``memdir_line_vectors``, each chunk's line vectors (:mod:`memdir.search.lines`)."""
+``memdir_line_vectors``, each chunk's line vectors (``embedding.line_vectors``;
+:func:`memdir.chunking.line_inputs`)."""
 
 MIN_PGVECTOR = (0, 5, 0)
 """HNSW indexes arrived in pgvector 0.5.0."""

@@ -74,7 +74,7 @@ CREATE TRIGGER IF NOT EXISTS vectors_deleted AFTER DELETE ON vectors BEGIN
 END;
 -- The vectors of a chunk's lines (little-endian float32, one after another, for the embedder
 -- of `vectors`), when it has two lines or more worth one: a chunk is scored by the better of
--- its own vector and its best line's (memdir.search.lines).
+-- its own vector and its best line's (memdir.search.engine._with_best_lines).
 CREATE TABLE IF NOT EXISTS line_vectors (
     chunk_id  INTEGER PRIMARY KEY REFERENCES chunks(id) ON DELETE CASCADE,
     embedding BLOB NOT NULL
