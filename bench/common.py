@@ -169,6 +169,7 @@ class Store:
         self._mem: Any = memory_cls(workspace, overrides=dict(overrides))
         self.effective_modes: Counter[str] = Counter()
         self.last_cpu_seconds = 0.0
+        self.last_best_score = 0.0
         self.warnings: Counter[str] = Counter()
         self._seeded = False  # shared embedding cache copied in (first sync only)
 
@@ -277,7 +278,9 @@ class Store:
 
         The mode search really used (a hybrid request silently served by keyword search, say)
         and any warnings are tallied in ``effective_modes`` and ``warnings``. The CPU time of
-        the call is kept in ``last_cpu_seconds``: on a shared machine it moves less than wall time.
+        the call is kept in ``last_cpu_seconds``: on a shared machine it moves less than wall time,
+        and the score whether to answer was judged by in ``last_best_score`` (the best result's
+        without the lift of its best line: ``SearchResponse.best_score``).
         """
         cpu = time.process_time()
         start = time.perf_counter()
@@ -286,6 +289,7 @@ class Store:
         )
         seconds = time.perf_counter() - start
         self.last_cpu_seconds = time.process_time() - cpu
+        self.last_best_score = float(getattr(raw, "best_score", 0.0))
         self.effective_modes[str(getattr(raw, "mode", self.mode))] += 1
         for warning in getattr(raw, "warnings", ()) or ():
             self.warnings[str(warning)] += 1
@@ -612,6 +616,20 @@ class QueryResult:
     hits: int  # chunk hits returned
     seconds: float
     cpu_seconds: float
+    best: float = 0.0  # the score whether to answer is judged by (``SearchResponse.best_score``)
+
+
+def kept_at_floor(scores: Sequence[float], best: float, floor: float) -> list[bool]:
+    """Which of a search's results (run at ``min_score`` 0) a caller at ``floor`` gets, as
+    memdir decides it: nothing unless ``best`` (``SearchResponse.best_score``, the best result
+    without the lift of its best line) reaches the floor, then each result scoring at least
+    ``COMPANION_SHARE`` of it."""
+    _import_memory()
+    from memdir.search.engine import COMPANION_SHARE
+
+    if best < floor:
+        return [False] * len(scores)
+    return [s >= COMPANION_SHARE * floor for s in scores]
 
 
 def beir_scores(results: Sequence[QueryResult], qrels: Mapping[str, Mapping[str, int]]) -> JsonDict:
@@ -632,18 +650,21 @@ def beir_scores(results: Sequence[QueryResult], qrels: Mapping[str, Mapping[str,
 def at_min_score(
     results: Sequence[QueryResult], qrels: Mapping[str, Mapping[str, int]], floor: float
 ) -> JsonDict:
-    """What a caller using the default ``search.min_score`` would get: hits below it dropped."""
-    kept = [
-        QueryResult(
-            r.query_id,
-            [d for d, s in zip(r.ranked, r.scores, strict=True) if s >= floor],
-            [s for s in r.scores if s >= floor],
-            r.hits,
-            r.seconds,
-            r.cpu_seconds,
+    """What a caller using the default ``search.min_score`` would get (:func:`kept_at_floor`)."""
+    kept = []
+    for r in results:
+        keep = kept_at_floor(r.scores, r.best, floor)
+        kept.append(
+            QueryResult(
+                r.query_id,
+                [d for d, k in zip(r.ranked, keep, strict=True) if k],
+                [s for s, k in zip(r.scores, keep, strict=True) if k],
+                r.hits,
+                r.seconds,
+                r.cpu_seconds,
+                r.best,
+            )
         )
-        for r in results
-    ]
     scores = beir_scores(kept, qrels)
     return {
         "min_score": floor,
@@ -676,7 +697,13 @@ def run_beir(
                     best.setdefault(path_to_id[h.path], h.score)
             results.append(
                 QueryResult(
-                    qid, list(best), list(best.values()), len(hits), seconds, store.last_cpu_seconds
+                    qid,
+                    list(best),
+                    list(best.values()),
+                    len(hits),
+                    seconds,
+                    store.last_cpu_seconds,
+                    store.last_best_score,
                 )
             )
         chunks = store.chunk_count()

@@ -38,6 +38,7 @@ from common import (
     base_parser,
     data_dir,
     environment,
+    kept_at_floor,
     latency_summary,
     mean,
     print_table,
@@ -225,8 +226,11 @@ def eval_turns(
             continue
         hits, seconds = store.timed_search(q.text, max(TURN_KS))
         ranked = unique(path_to_turn[h.path] for h in hits if h.path in path_to_turn)
+        keep = kept_at_floor([h.score for h in hits], store.last_best_score, floor)
         kept = unique(
-            path_to_turn[h.path] for h in hits if h.path in path_to_turn and h.score >= floor
+            path_to_turn[h.path]
+            for h, k in zip(hits, keep, strict=True)
+            if k and h.path in path_to_turn
         )
         wanted = set(q.evidence)
         scores = {f"R@{k}": len(wanted & set(ranked[:k])) / len(wanted) for k in TURN_KS}

@@ -24,6 +24,7 @@ from common import (
     beir_scores,
     data_dir,
     environment,
+    kept_at_floor,
     load_beir,
     print_table,
     results_path,
@@ -81,8 +82,10 @@ def main() -> None:
             1
             for r in subset
             if any(
-                sc >= floor and article[d] != article[next(iter(dataset.qrels[r.query_id]))]
-                for d, sc in list(zip(r.ranked, r.scores, strict=True))[:6]
+                k and article[d] != article[next(iter(dataset.qrels[r.query_id]))]
+                for d, k in list(
+                    zip(r.ranked, kept_at_floor(r.scores, r.best, floor), strict=True)
+                )[:6]
             )
         )
         kept["other_article_above_floor"] = round(wrong / max(1, len(subset)), 4)
