@@ -38,7 +38,7 @@ from memdir.errors import (
     WorkspaceError,
 )
 from memdir.index import Chunking, Progress, SessionDelta, SyncReport, sync_index
-from memdir.index.backend import open_index
+from memdir.index.backend import LINES_COMPLETE, open_index
 from memdir.redact import Redactor, build_patterns
 from memdir.search import SearchResponse, SearchSettings, VectorSearcher, run_search
 from memdir.text.stopwords import STOP_WORDS
@@ -393,6 +393,15 @@ class Memory:
             self.index.compact_vector_log()
         return report
 
+    def _lines_pending(self) -> bool:
+        """Whether chunks embedded before ``embedding.line_vectors`` was on (an index from an
+        older memdir, or filled with it off) may still lack their line vectors: until a fill
+        finds none (:data:`~memdir.index.backend.LINES_COMPLETE`), a search starts one in the
+        background. One ``meta`` read."""
+        if not self.config["embedding.line_vectors"]:
+            return False
+        return self.index.get_meta(LINES_COMPLETE) != "1"
+
     def _fill_in_background(self) -> None:
         with self._fill_lock:
             if self._fill_running or self._closed:
@@ -563,6 +572,8 @@ class Memory:
             return []
         missing = self.index.count_missing_vectors()
         if missing == 0:
+            if self._lines_pending():
+                self._fill_in_background()  # quietly: every chunk has its own vector
             return []
         limit = self.config["embedding.sync_limit"]
         if missing <= limit:
@@ -802,6 +813,12 @@ class Memory:
                 "dims": vstate.dims,
                 "vectors": self.index.vector_count(),
                 "missing": self.index.count_missing_vectors(),
+                # chunks with a vector whose lines are not embedded yet (None: line vectors off)
+                "lines_missing": (
+                    self.index.count_missing_line_vectors() if self._lines_pending() else 0
+                )
+                if self.config["embedding.line_vectors"]
+                else None,
                 "cache_entries": self.index.cache_size(),
                 "cache_max_entries": self.config["embedding.cache_max_entries"],
                 "matrix_bytes": self._matrix.nbytes if self._matrix is not None else 0,

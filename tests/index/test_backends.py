@@ -626,6 +626,40 @@ def test_a_chunk_is_found_by_its_best_line_on_both(tmp_path: Path, backend: dict
         assert len(mem.index.line_vectors(ids)) == 2  # the day's went with its chunk
 
 
+def test_a_search_embeds_the_lines_an_older_index_lacks_in_the_background(
+    tmp_path: Path, backend: dict[str, str]
+) -> None:
+    """An index filled before line vectors (or with them off) gets them without a
+    ``memdir index``: a search sees that chunks may lack them and embeds them in the
+    background, and ``status()`` counts the chunks still lacking them (None when off)."""
+    ws = _workspace(tmp_path / "ws", {"memory/2026-01-14.md": DAY_LIST, "memory/notes.md": MIXED})
+    off = {**backend, "embedding.line_vectors": "false"}
+    with Memory(ws, overrides=off, embedder=WordEmbedder()) as mem:  # type: ignore[arg-type]
+        mem.sync()
+        assert mem.status()["embedding"]["lines_missing"] is None
+    on = {**backend, "embedding.line_vectors": "true"}
+    with Memory(ws, overrides=on, embedder=WordEmbedder()) as mem:  # type: ignore[arg-type]
+        assert mem.status()["embedding"]["lines_missing"] == 2
+        found = mem.search("quokka", mode="vector", min_score=0.0)
+        assert not found.warnings  # every chunk has its own vector: nothing to say
+        assert mem._fill_thread is not None
+        mem._fill_thread.join(30)
+        assert mem.status()["embedding"]["lines_missing"] == 0
+        assert len(mem.index.line_vectors([r.id for r in _rows(mem)])) == 2
+        assert mem.search("quokka", mode="vector", min_score=0.0)[0].vector_score == (
+            pytest.approx(_cosine("2026-01-14\n- 16:00 bob asked about the quokka", "quokka"))
+        )  # ranked by its line now
+
+
+def _rows(mem: Memory) -> list[Any]:
+    return list(mem.index.chunks_by_ids(range(1, 100_000)).values())
+
+
+def _cosine(text: str, query: str) -> float:
+    a, b = WordEmbedder()._vec(text), WordEmbedder()._vec(query)
+    return float(sum(x * y for x, y in zip(a, b, strict=True)))
+
+
 def test_whether_to_answer_is_judged_by_the_chunks_own_vectors(
     tmp_path: Path, backend: dict[str, str]
 ) -> None:

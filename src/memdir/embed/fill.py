@@ -24,7 +24,7 @@ import numpy as np
 from memdir.chunking import line_inputs, sha256_hex
 from memdir.embed.base import Embedder, provider_key
 from memdir.errors import EmbeddingError
-from memdir.index.backend import IndexBackend, Txn
+from memdir.index.backend import LINES_COMPLETE, IndexBackend, Txn
 
 __all__ = ["FillReport", "decode_vector", "encode_vector", "fill_vectors"]
 
@@ -126,7 +126,8 @@ def fill_vectors(
             return report
         try:
             report.reset_reason = _ensure_owner(index, embedder, key)
-            total = _capped(index.count_missing_vectors(), max_chunks)
+            lines_todo = _lines_todo(index, lines)
+            total = _capped(index.count_missing_vectors() + lines_todo, max_chunks)
             if total:  # recorded only when there is work, so a no-op keeps the last record
                 record = {
                     "running": True,
@@ -144,23 +145,41 @@ def fill_vectors(
         if progress is not None and record:
             progress("embed", 0, record["total"])  # the clock of chunks/s starts now
         done = 0
+        lines_done = 0  # chunks of the line pass embedded so far
+        selves_left = True  # chunks may lack their own vector; False after a short batch
+        lines_left = lines_todo > 0
         while max_chunks is None or done < max_chunks:
             if stop is not None and stop.is_set():
                 break
             want = batch_size if max_chunks is None else min(batch_size, max_chunks - done)
-            rows = index.chunks_missing_vectors(want)
+            rows = index.chunks_missing_vectors(want) if selves_left else []
+            # a short batch holds every chunk that lacked a vector when asked: asking again
+            # would scan the whole index for nothing (new ones wait for the next fill)
+            selves_left = len(rows) == want
             own = bool(rows)  # else the lines of chunks embedded before theirs were
-            if not rows and lines:
+            complete = False  # once this batch is written, no chunk lacks its line vectors
+            if not rows and lines_left:
                 rows = index.chunks_missing_line_vectors(want)
+                lines_left = len(rows) == want
+                complete = not lines_left
             if not rows:
+                if complete:
+                    _mark_lines_complete(index, write_wait)
                 break
 
-            def account(conn: Txn, now_done: int = done + len(rows)) -> None:
+            if not own:
+                lines_done += len(rows)
+
+            def account(
+                conn: Txn,
+                now_done: int = done + len(rows),
+                lines_after: int = lines_todo - lines_done,
+            ) -> None:
                 """Within the batch's transaction: how far the fill has got."""
                 if not record:
                     return
                 elapsed = time.perf_counter() - started
-                left = index.count_missing_vectors()
+                left = index.count_missing_vectors() + max(0, lines_after)
                 record.update(
                     done=now_done,
                     total=_capped(now_done + left, max_chunks),
@@ -170,7 +189,16 @@ def fill_vectors(
 
             try:
                 written, hits = _fill_batch(
-                    index, embedder, key, rows, prepare, write_wait, account, lines=lines, own=own
+                    index,
+                    embedder,
+                    key,
+                    rows,
+                    prepare,
+                    write_wait,
+                    account,
+                    lines=lines,
+                    own=own,
+                    complete=complete,
                 )
             except EmbeddingError as exc:
                 report.error = str(exc)
@@ -197,6 +225,33 @@ def fill_vectors(
     return report
 
 
+def _lines_todo(index: IndexBackend, lines: bool) -> int:
+    """How many chunks with a vector lack their line vectors (an index filled before they were
+    on), which the fill's line pass embeds after the chunks lacking their own, so that its
+    progress counts both; 0 without ``lines`` or when the index says none do
+    (:data:`LINES_COMPLETE`). When none do (an index with no vector yet among them), the index
+    says so from now on: every vector a fill with ``lines`` writes comes with its lines.
+    Called with the writer lock held."""
+    if not lines or index.get_meta(LINES_COMPLETE) == "1":
+        return 0
+    todo = index.count_missing_line_vectors() if index.vector_count() else 0
+    if not todo:
+        with index.transaction() as conn:
+            index.set_meta(LINES_COMPLETE, "1", conn)
+    return todo
+
+
+def _mark_lines_complete(index: IndexBackend, write_wait: float) -> None:
+    """Record that no chunk lacks its line vectors (:data:`LINES_COMPLETE`); left for the
+    next fill to find again when the index is busy."""
+    if index.lock.acquire(timeout=write_wait):
+        try:
+            with index.transaction() as conn:
+                index.set_meta(LINES_COMPLETE, "1", conn)
+        finally:
+            index.lock.release()
+
+
 def _capped(count: int, limit: int | None) -> int:
     return count if limit is None else min(count, limit)
 
@@ -217,9 +272,12 @@ def _fill_batch(
     *,
     lines: bool = False,
     own: bool = True,
+    complete: bool = False,
 ) -> tuple[int, int]:
     """Embed one batch (no lock held), then write it under the writer lock; without ``own``,
-    only the chunks' line vectors (their own vectors are written already)."""
+    only the chunks' line vectors (their own vectors are written already). With
+    ``complete``, the batch holds the last chunks lacking line vectors (:data:`LINES_COMPLETE`
+    is set with it); a batch written without ``lines`` unsets it."""
     line_texts: dict[int, list[tuple[str, str]]] = {}  # chunk id -> (hash, text) of its lines
     if lines:
         for cid, row in index.chunks_by_ids([cid for cid, _, _ in rows]).items():
@@ -269,6 +327,10 @@ def _fill_batch(
             written = index.write_vectors(
                 conn, [(cid, cached.get(h) or fresh[h]) for cid, h, _ in selves]
             )
+            if not lines and selves:
+                index.set_meta(LINES_COMPLETE, "0", conn)  # these chunks have none
+            elif complete:
+                index.set_meta(LINES_COMPLETE, "1", conn)
             if lines:
                 index.write_line_vectors(
                     conn,

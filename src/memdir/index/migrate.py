@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from memdir.chunking import Chunk
-from memdir.index.backend import IndexBackend
+from memdir.index.backend import LINES_COMPLETE, IndexBackend
 from memdir.index.store import Index
 
 __all__ = ["MigrateReport", "copy_index"]
@@ -97,6 +97,7 @@ def copy_index(
                 shape = {k: v for k, v in shape.items() if k != "schema"}
                 target.write_shape(shape, txn)
             target.set_problems(txn, source.problems())
+            target.set_meta(LINES_COMPLETE, "0", txn)  # the next fill looks for chunks lacking them
             if state.dims:
                 target.set_meta("vectors.dims", str(state.dims), txn)
     except BaseException:

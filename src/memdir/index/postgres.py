@@ -1156,6 +1156,15 @@ class PgIndex:
         chunks, _, vectors = self._counters()
         return max(0, chunks - vectors)
 
+    def count_missing_line_vectors(self) -> int:
+        return int(
+            self.read(
+                "SELECT count(*) FROM memdir_vectors v WHERE v.namespace = %s AND NOT EXISTS"
+                " (SELECT 1 FROM memdir_line_vectors l WHERE l.chunk_id = v.chunk_id)",
+                (self.namespace,),
+            )[0][0]
+        )
+
     def _ensure_hnsw(self, dims: int) -> None:
         """The HNSW index (cosine) over vectors of ``dims`` dimensions, made once."""
         if dims in self._hnsw:

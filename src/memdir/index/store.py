@@ -24,6 +24,7 @@ from typing import Any
 from memdir.chunking import Chunk, embed_input
 from memdir.config import STATE_DIRNAME
 from memdir.errors import StorageError
+from memdir.index.backend import LINES_COMPLETE
 from memdir.index.lock import WriterLock
 from memdir.index.schema import (
     FTS_BODY,
@@ -213,6 +214,7 @@ class Index:
             ).fetchone()[0]:
                 try:
                     conn.execute(LINE_VECTORS_DDL)  # an index written before line vectors
+                    conn.execute("DELETE FROM meta WHERE key = ?", (LINES_COMPLETE,))
                 except sqlite3.OperationalError as exc:  # busy or read-only: made when written
                     log.info("line_vectors table not created yet in %s: %s", path, exc)
         except sqlite3.DatabaseError:
@@ -670,6 +672,16 @@ class Index:
     def count_missing_vectors(self) -> int:
         return int(
             self.read("SELECT (SELECT count(*) FROM chunks) - (SELECT count(*) FROM vectors)")[0][0]
+        )
+
+    def count_missing_line_vectors(self) -> int:
+        if not self._has_line_vectors():
+            return self.vector_count()
+        return int(
+            self.read(
+                "SELECT count(*) FROM vectors v"
+                " WHERE NOT EXISTS (SELECT 1 FROM line_vectors l WHERE l.chunk_id = v.chunk_id)"
+            )[0][0]
         )
 
     def write_vectors(self, conn: sqlite3.Connection, rows: Iterable[tuple[int, bytes]]) -> int:
