@@ -199,14 +199,16 @@ def test_a_fill_scans_for_chunks_lacking_line_vectors_until_none_do(
     chunks), which every fill made at its end, a search embedding one edited note included.
     Once a line pass leaves none, the index says so (``LINES_COMPLETE``) and fills stop
     looking; a fill without line vectors unsets it, and the next one with them looks again.
-    A short batch of chunks lacking their own vector is not followed by another look."""
+    Nor does a fill look for more chunks lacking their own vector than it counted (a look
+    that finds fewer than it asks for scans the whole index): the newest, which a sync just
+    wrote, are found at once."""
     from memdir.index.backend import LINES_COMPLETE
 
     index = _two_line_notes(tmp_path, write, 5)
     counting = _Counting(index)
     plain = fill_vectors(counting, _Probe(index), batch_size=4)  # type: ignore[arg-type]
     assert plain.embedded == 5 and index.get_meta(LINES_COMPLETE) == "0"
-    # 4 then 1: the short batch held the last chunk lacking a vector; no third look
+    # 4, then the 1 left of the 5 counted; no third look
     assert counting.asked == ["chunks_missing_vectors"] * 2
     assert index.count_missing_line_vectors() == 5
 
@@ -220,7 +222,7 @@ def test_a_fill_scans_for_chunks_lacking_line_vectors_until_none_do(
         progress=lambda _, done, total: steps.append((done, total)),
     )
     assert upgrade.error is None and upgrade.embedded == 0  # the chunks' own were there
-    assert counting.asked == ["chunks_missing_vectors"] + ["chunks_missing_line_vectors"] * 2
+    assert counting.asked == ["chunks_missing_line_vectors"] * 2  # none lacked a vector
     assert steps == [(0, 5), (4, 5), (5, 5)]  # the line pass is the fill's work
     assert index.count_missing_line_vectors() == 0
     assert index.get_meta(LINES_COMPLETE) == "1"
@@ -233,4 +235,35 @@ def test_a_fill_scans_for_chunks_lacking_line_vectors_until_none_do(
     assert again.embedded == 1 and index.count_missing_line_vectors() == 0
     assert counting.asked == ["chunks_missing_vectors"]  # its lines came with it
     assert index.get_meta(LINES_COMPLETE) == "1"
+    index.close()
+
+
+class _Meanwhile(_Probe):
+    """A :class:`_Probe` that, while its first batch is embedded, lets another writer add a
+    note, as a sync in another process would."""
+
+    def __init__(self, index: Index, ws: Path, write: WriteFile) -> None:
+        super().__init__(index)
+        self.ws, self.write = ws, write
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray:
+        if not self.records:
+            self.write(self.ws, "memory/later.md", "written while the fill ran\n")
+            with Memory(self.ws, overrides={"embedding.provider": "none"}) as mem:
+                mem.sync()
+        return super().embed_documents(texts)
+
+
+def test_a_fill_embeds_the_chunks_a_sync_wrote_while_it_ran(
+    tmp_path: Path, write: WriteFile
+) -> None:
+    """A fill asks for no more chunks lacking a vector than it counted, newest first; once
+    it has embedded those, it counts again, and embeds what a sync wrote meanwhile."""
+    index = _index_of(tmp_path, write, 3)
+    probe = _Meanwhile(index, tmp_path / "ws", write)
+    report = fill_vectors(index, probe, batch_size=2)  # type: ignore[arg-type]
+    assert report.error is None and report.embedded == 4 and report.remaining == 0
+    assert index.count_missing_vectors() == 0
+    (later,) = index.read("SELECT c.id FROM chunks c WHERE c.path = 'memory/later.md'")
+    assert index.read("SELECT count(*) FROM vectors WHERE chunk_id = ?", later)[0][0] == 1
     index.close()

@@ -127,7 +127,8 @@ def fill_vectors(
         try:
             report.reset_reason = _ensure_owner(index, embedder, key)
             lines_todo = _lines_todo(index, lines)
-            total = _capped(index.count_missing_vectors() + lines_todo, max_chunks)
+            missing = index.count_missing_vectors()
+            total = _capped(missing + lines_todo, max_chunks)
             if total:  # recorded only when there is work, so a no-op keeps the last record
                 record = {
                     "running": True,
@@ -145,17 +146,21 @@ def fill_vectors(
         if progress is not None and record:
             progress("embed", 0, record["total"])  # the clock of chunks/s starts now
         done = 0
-        lines_done = 0  # chunks of the line pass embedded so far
-        selves_left = True  # chunks may lack their own vector; False after a short batch
+        selves_done = 0  # chunks given their own vector
+        lines_done = 0  # chunks given their line vectors by the line pass
         lines_left = lines_todo > 0
+        counted_at = 0  # selves_done when chunks lacking a vector were last counted
+        remaining: int | None = None
         while max_chunks is None or done < max_chunks:
             if stop is not None and stop.is_set():
                 break
             want = batch_size if max_chunks is None else min(batch_size, max_chunks - done)
-            rows = index.chunks_missing_vectors(want) if selves_left else []
-            # a short batch holds every chunk that lacked a vector when asked: asking again
-            # would scan the whole index for nothing (new ones wait for the next fill)
-            selves_left = len(rows) == want
+            # Newest first, and no more than were counted: the chunks a sync just wrote are
+            # found at once, where a look for more than lack a vector scans the whole index.
+            ask = min(want, missing - selves_done)
+            rows = index.chunks_missing_vectors(ask) if ask > 0 else []
+            if len(rows) < ask:  # another fill embedded some meanwhile
+                missing = selves_done + len(rows)
             own = bool(rows)  # else the lines of chunks embedded before theirs were
             complete = False  # once this batch is written, no chunk lacks its line vectors
             if not rows and lines_left:
@@ -165,21 +170,25 @@ def fill_vectors(
             if not rows:
                 if complete:
                     _mark_lines_complete(index, write_wait)
+                remaining = index.count_missing_vectors()
+                if remaining and selves_done > counted_at:  # a sync wrote more meanwhile
+                    missing, counted_at = selves_done + remaining, selves_done
+                    continue
                 break
-
-            if not own:
+            if own:
+                selves_done += len(rows)
+            else:
                 lines_done += len(rows)
 
             def account(
                 conn: Txn,
                 now_done: int = done + len(rows),
-                lines_after: int = lines_todo - lines_done,
+                left: int = max(0, missing - selves_done) + max(0, lines_todo - lines_done),
             ) -> None:
                 """Within the batch's transaction: how far the fill has got."""
                 if not record:
                     return
                 elapsed = time.perf_counter() - started
-                left = index.count_missing_vectors() + max(0, lines_after)
                 record.update(
                     done=now_done,
                     total=_capped(now_done + left, max_chunks),
@@ -209,7 +218,7 @@ def fill_vectors(
             done += len(rows)
             if progress is not None:
                 progress("embed", done, max(done, record.get("total", 0)))
-        report.remaining = index.count_missing_vectors()
+        report.remaining = index.count_missing_vectors() if remaining is None else remaining
     finally:
         try:
             if record and index.lock.acquire(timeout=write_wait):

@@ -1142,12 +1142,12 @@ class PgIndex:
 
     def _chunks_to_embed(self, condition: str, limit: int) -> list[tuple[int, str, str]]:
         """``(chunk id, hash, text to embed)`` of this namespace's chunks meeting
-        ``condition``, oldest first."""
+        ``condition``, newest first (see :meth:`memdir.index.store.Index.chunks_missing_vectors`)."""
         return [
             (int(r[0]), r[1], embed_input(r[3], r[2]))
             for r in self.read(
                 "SELECT c.id, c.hash, c.text, c.context FROM memdir_chunks c"
-                f" WHERE c.namespace = %s AND {condition} ORDER BY c.id LIMIT %s",
+                f" WHERE c.namespace = %s AND {condition} ORDER BY c.id DESC LIMIT %s",
                 (self.namespace, limit),
             )
         ]

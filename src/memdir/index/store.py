@@ -641,8 +641,9 @@ class Index:
             self.set_meta("vectors.generation", uuid.uuid4().hex, conn)
 
     def chunks_missing_vectors(self, limit: int) -> list[tuple[int, str, str]]:
-        """``(chunk id, hash, text to embed)`` of chunks with no vector yet, oldest first; the
-        text to embed is the chunk's context, a newline and its text
+        """``(chunk id, hash, text to embed)`` of chunks with no vector yet, newest first (the
+        chunks a sync just wrote are found without reading the rest of the index); the text to
+        embed is the chunk's context, a newline and its text
         (:func:`~memdir.chunking.embed_input`), which is what the hash covers."""
         return self._chunks_to_embed(
             "LEFT JOIN vectors v ON v.chunk_id = c.id WHERE v.chunk_id IS NULL", limit
@@ -660,11 +661,12 @@ class Index:
         return self._chunks_to_embed("JOIN vectors v ON v.chunk_id = c.id" + lacking, limit)
 
     def _chunks_to_embed(self, joins: str, limit: int) -> list[tuple[int, str, str]]:
-        """``(chunk id, hash, text to embed)`` of the chunks ``joins`` selects, oldest first."""
+        """``(chunk id, hash, text to embed)`` of the chunks ``joins`` selects, newest first."""
         return [
             (int(r[0]), r[1], embed_input(r[3], r[2]))
             for r in self.read(
-                f"SELECT c.id, c.hash, c.text, c.context FROM chunks c {joins} ORDER BY c.id LIMIT ?",
+                f"SELECT c.id, c.hash, c.text, c.context FROM chunks c {joins}"
+                " ORDER BY c.id DESC LIMIT ?",
                 (limit,),
             )
         ]
