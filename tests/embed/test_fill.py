@@ -44,10 +44,12 @@ class _Probe:
         return np.array([float(len(text)), 1.0], dtype=np.float32)
 
 
-def _index_of(tmp_path: Path, write: WriteFile, notes: int) -> Index:
+def _index_of(
+    tmp_path: Path, write: WriteFile, notes: int, text: str = "note number {i} about item{i}\n"
+) -> Index:
     ws = tmp_path / "ws"
     for i in range(notes):
-        write(ws, f"memory/n{i:02d}.md", f"note number {i} about item{i}\n")
+        write(ws, f"memory/n{i:02d}.md", text.format(i=i))
     with Memory(ws, overrides={"embedding.provider": "none"}) as mem:
         mem.sync()
         path = mem.index.path
@@ -182,16 +184,6 @@ class _Counting:
         return found
 
 
-def _two_line_notes(tmp_path: Path, write: WriteFile, notes: int) -> Index:
-    ws = tmp_path / "ws"
-    for i in range(notes):
-        write(ws, f"memory/n{i:02d}.md", f"- tea number {i} at ten\n- lunch number {i} by noon\n")
-    with Memory(ws, overrides={"embedding.provider": "none"}) as mem:
-        mem.sync()
-        path = mem.index.path
-    return Index.open(path)
-
-
 def test_a_fill_scans_for_chunks_lacking_line_vectors_until_none_do(
     tmp_path: Path, write: WriteFile
 ) -> None:
@@ -204,7 +196,7 @@ def test_a_fill_scans_for_chunks_lacking_line_vectors_until_none_do(
     wrote, are found at once."""
     from memdir.index.backend import LINES_COMPLETE
 
-    index = _two_line_notes(tmp_path, write, 5)
+    index = _index_of(tmp_path, write, 5, "- tea number {i} at ten\n- lunch number {i} by noon\n")
     counting = _Counting(index)
     plain = fill_vectors(counting, _Probe(index), batch_size=4)  # type: ignore[arg-type]
     assert plain.embedded == 5 and index.get_meta(LINES_COMPLETE) == "0"
