@@ -658,8 +658,9 @@ def search(
 
     With --json, one object: query, mode (the one used; keyword when vector search was
     unavailable), requested_mode, warnings, elapsed_ms, not_in_memory (the query's words no
-    note holds), best_score (what was judged against the floor) and results (path, start_line, end_line, score, snippet, source, citation,
-    vector_score, text_score, heading, date), as the memory_search tool gives them.
+    note holds), best_score (what was judged against the floor) and results (path,
+    start_line, end_line, score, snippet, source, citation, vector_score, text_score,
+    heading, date), as the memory_search tool gives them.
 
     \b
     Examples:
