@@ -393,15 +393,6 @@ class Memory:
             self.index.compact_vector_log()
         return report
 
-    def _lines_pending(self) -> bool:
-        """Whether chunks embedded before ``embedding.line_vectors`` was on (an index from an
-        older memdir, or filled with it off) may still lack their line vectors: until a fill
-        finds none (:data:`~memdir.index.backend.LINES_COMPLETE`), a search starts one in the
-        background. One ``meta`` read."""
-        if not self.config["embedding.line_vectors"]:
-            return False
-        return self.index.get_meta(LINES_COMPLETE) != "1"
-
     def _fill_in_background(self) -> None:
         with self._fill_lock:
             if self._fill_running or self._closed:
@@ -572,8 +563,10 @@ class Memory:
             return []
         missing = self.index.count_missing_vectors()
         if missing == 0:
-            if self._lines_pending():
-                self._fill_in_background()  # quietly: every chunk has its own vector
+            # Chunks lacking only their line vectors (an older index) are left to the next
+            # full fill (memdir index, sync(), a watcher's first sync): a short-lived process
+            # such as `memdir search` would start one here, wait for it at exit and lose its
+            # batch.
             return []
         limit = self.config["embedding.sync_limit"]
         if missing <= limit:
@@ -814,12 +807,15 @@ class Memory:
                 "dims": vstate.dims,
                 "vectors": self.index.vector_count(),
                 "missing": self.index.count_missing_vectors(),
-                # chunks with a vector whose lines are not embedded yet (None: line vectors off)
+                # chunks with a vector whose lines are not embedded yet (None: line vectors off;
+                # not counted once a fill found none)
                 "lines_missing": (
-                    self.index.count_missing_line_vectors() if self._lines_pending() else 0
-                )
-                if self.config["embedding.line_vectors"]
-                else None,
+                    None
+                    if not self.config["embedding.line_vectors"]
+                    else 0
+                    if self.index.get_meta(LINES_COMPLETE) == "1"
+                    else self.index.count_missing_line_vectors()
+                ),
                 "cache_entries": self.index.cache_size(),
                 "cache_max_entries": self.config["embedding.cache_max_entries"],
                 "matrix_bytes": self._matrix.nbytes if self._matrix is not None else 0,

@@ -8,6 +8,7 @@ differ in the numbers (keyword scores, vector ranks), a test builds both and com
 from __future__ import annotations
 
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
@@ -626,12 +627,14 @@ def test_a_chunk_is_found_by_its_best_line_on_both(tmp_path: Path, backend: dict
         assert len(mem.index.line_vectors(ids)) == 2  # the day's went with its chunk
 
 
-def test_a_search_embeds_the_lines_an_older_index_lacks_in_the_background(
+def test_an_older_index_gets_its_lines_from_a_watchers_first_sync(
     tmp_path: Path, backend: dict[str, str]
 ) -> None:
-    """An index filled before line vectors (or with them off) gets them without a
-    ``memdir index``: a search sees that chunks may lack them and embeds them in the
-    background, and ``status()`` counts the chunks still lacking them (None when off)."""
+    """An index filled before line vectors (or with them off) gets them from the next full
+    fill: ``memdir index``, ``sync()``, or the first sync of a watcher (``memdir serve``,
+    ``memdir watch``). A search does not start that fill (a ``memdir search`` process would
+    wait for it at exit and lose its batch) and answers from the chunks' own vectors
+    meanwhile; ``status()`` counts the chunks still lacking them (None when off)."""
     ws = _workspace(tmp_path / "ws", {"memory/2026-01-14.md": DAY_LIST, "memory/notes.md": MIXED})
     off = {**backend, "embedding.line_vectors": "false"}
     with Memory(ws, overrides=off, embedder=WordEmbedder()) as mem:  # type: ignore[arg-type]
@@ -641,9 +644,14 @@ def test_a_search_embeds_the_lines_an_older_index_lacks_in_the_background(
     with Memory(ws, overrides=on, embedder=WordEmbedder()) as mem:  # type: ignore[arg-type]
         assert mem.status()["embedding"]["lines_missing"] == 2
         found = mem.search("quokka", mode="vector", min_score=0.0)
-        assert not found.warnings  # every chunk has its own vector: nothing to say
-        assert mem._fill_thread is not None
-        mem._fill_thread.join(30)
+        assert not found.warnings and mem._fill_thread is None
+        assert found[0].vector_score == pytest.approx(
+            _cosine("2026-01-14\n" + DAY_LIST.rstrip("\n"), "quokka"), abs=1e-5
+        )  # the chunk's own vector
+        mem.start_watching()
+        deadline = time.monotonic() + 30
+        while mem.status()["embedding"]["lines_missing"] and time.monotonic() < deadline:
+            time.sleep(0.05)
         assert mem.status()["embedding"]["lines_missing"] == 0
         assert len(mem.index.line_vectors([r.id for r in _rows(mem)])) == 2
         assert mem.search("quokka", mode="vector", min_score=0.0)[0].vector_score == (
