@@ -575,7 +575,7 @@ class Memory:
             with time_budget(self.embedding_settings.timeout_s):
                 # never wait here on another process's fill: it embeds these chunks too
                 report = self._fill(max_chunks=limit, lock_timeout=0)
-            # what the fill counted last (a recount costs ~20 ms at 100k chunks)
+            # what the fill counted at its end
             missing = report.remaining if report is not None else self.index.count_missing_vectors()
             if missing == 0 or self._paused():
                 return []
