@@ -149,7 +149,7 @@ def fill_vectors(
         selves_done = 0  # chunks given their own vector
         lines_done = 0  # chunks given their line vectors by the line pass
         lines_left = lines_todo > 0
-        counted_at = 0  # selves_done when chunks lacking a vector were last counted
+        counted_at = 0  # report.embedded + from_cache when chunks lacking one were last counted
         remaining: int | None = None
         while max_chunks is None or done < max_chunks:
             if stop is not None and stop.is_set():
@@ -171,8 +171,9 @@ def fill_vectors(
                 if complete:
                     _mark_lines_complete(index, write_wait)
                 remaining = index.count_missing_vectors()
-                if remaining and selves_done > counted_at:  # a sync wrote more meanwhile
-                    missing, counted_at = selves_done + remaining, selves_done
+                so_far = report.embedded + report.from_cache  # vectors written
+                if remaining and so_far > counted_at:  # a sync wrote more meanwhile
+                    missing, counted_at = selves_done + remaining, so_far
                     continue
                 break
             if own:
