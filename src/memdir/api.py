@@ -38,7 +38,7 @@ from memdir.errors import (
     WorkspaceError,
 )
 from memdir.index import Chunking, Progress, SessionDelta, SyncReport, sync_index
-from memdir.index.backend import LINES_COMPLETE, open_index
+from memdir.index.backend import open_index
 from memdir.redact import Redactor, build_patterns
 from memdir.search import SearchResponse, SearchSettings, VectorSearcher, run_search
 from memdir.text.stopwords import STOP_WORDS
@@ -783,6 +783,8 @@ class Memory:
         Nothing is sent to the embedding provider (``embedding.missing`` counts the chunks still
         to embed); its circuit breaker shows what an earlier process saw too.
         """
+        from memdir.embed.fill import lines_missing
+
         self._check_open()
         counts = self.index.counts()
         vstate = self.index.vector_state()
@@ -807,14 +809,9 @@ class Memory:
                 "dims": vstate.dims,
                 "vectors": self.index.vector_count(),
                 "missing": self.index.count_missing_vectors(),
-                # chunks with a vector whose lines are not embedded yet (None: line vectors off;
-                # not counted once a fill found none)
+                # chunks with a vector whose lines are not embedded yet (None: line vectors off)
                 "lines_missing": (
-                    None
-                    if not self.config["embedding.line_vectors"]
-                    else 0
-                    if self.index.get_meta(LINES_COMPLETE) == "1"
-                    else self.index.count_missing_line_vectors()
+                    lines_missing(self.index) if self.config["embedding.line_vectors"] else None
                 ),
                 "cache_entries": self.index.cache_size(),
                 "cache_max_entries": self.config["embedding.cache_max_entries"],

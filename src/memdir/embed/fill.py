@@ -26,7 +26,7 @@ from memdir.embed.base import Embedder, provider_key
 from memdir.errors import EmbeddingError
 from memdir.index.backend import LINES_COMPLETE, IndexBackend, Txn
 
-__all__ = ["FillReport", "decode_vector", "encode_vector", "fill_vectors"]
+__all__ = ["FillReport", "decode_vector", "encode_vector", "fill_vectors", "lines_missing"]
 
 log = logging.getLogger(__name__)
 
@@ -235,17 +235,24 @@ def fill_vectors(
     return report
 
 
-def _lines_todo(index: IndexBackend, lines: bool) -> int:
+def lines_missing(index: IndexBackend) -> int:
     """How many chunks with a vector lack their line vectors (an index filled before they were
-    on), which the fill's line pass embeds after the chunks lacking their own, so that its
-    progress counts both; 0 without ``lines`` or when the index says none do
-    (:data:`LINES_COMPLETE`). When none do (an index with no vector yet among them), the index
-    says so from now on: every vector a fill with ``lines`` writes comes with its lines.
-    Called with the writer lock held."""
-    if not lines or index.get_meta(LINES_COMPLETE) == "1":
+    on, or with them off): 0 without a look once the index says none do
+    (:data:`LINES_COMPLETE`), as the look is a scan of the index."""
+    if index.get_meta(LINES_COMPLETE) == "1":
         return 0
-    todo = index.count_missing_line_vectors() if index.vector_count() else 0
-    if not todo:
+    return index.count_missing_line_vectors() if index.vector_count() else 0
+
+
+def _lines_todo(index: IndexBackend, lines: bool) -> int:
+    """:func:`lines_missing` with ``lines`` (0 without): the chunks the fill's line pass embeds
+    after the chunks lacking their own, so that its progress counts both. When none lack them
+    (an index with no vector yet among them), the index says so from now on: every vector a
+    fill with ``lines`` writes comes with its lines. Called with the writer lock held."""
+    if not lines:
+        return 0
+    todo = lines_missing(index)
+    if not todo and index.get_meta(LINES_COMPLETE) != "1":
         with index.transaction() as conn:
             index.set_meta(LINES_COMPLETE, "1", conn)
     return todo
