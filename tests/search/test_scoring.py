@@ -43,6 +43,34 @@ def test_case_7_same_id_in_both_lists() -> None:
     assert only.in_vector and only.in_keyword
 
 
+def test_floor_score_uses_the_chunks_own_vector_and_follows_every_scale() -> None:
+    # Chunk 1 was scored by its best line (0.9) but its own vector scored 0.5; chunk 2 has no
+    # line above its own vector, and chunk 3 is a keyword match only.
+    merged = {
+        c.chunk_id: c
+        for c in merge(
+            [(1, 0.9), (2, 0.6)],
+            [(1, 0.4), (3, 1.0)],
+            vector_weight=0.5,
+            text_weight=0.5,
+            own_vectors={1: 0.5},
+        )
+    }
+    assert merged[1].score == pytest.approx(0.65)
+    assert merged[1].floor_score == pytest.approx(0.45)
+    assert merged[2].floor_score == pytest.approx(merged[2].score)
+    assert merged[3].floor_score == pytest.approx(0.5)
+    merged[1].scale(0.5)
+    merged[1].scale(0.8)
+    assert merged[1].score == pytest.approx(0.26)
+    assert merged[1].floor_score == pytest.approx(0.18)
+
+
+def test_floor_score_is_the_score_without_own_vectors() -> None:
+    (only,) = merge([(1, 0.2)], [(1, 1.0)], vector_weight=0.5, text_weight=0.5)
+    assert only.floor_score == only.score
+
+
 def test_weights_are_clamped_and_normalised() -> None:
     assert normalise_weights(2.0, 0.0) == (1.0, 0.0)
     assert normalise_weights(0.0, 0.0) == (0.7, 0.3)

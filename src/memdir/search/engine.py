@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -277,7 +276,7 @@ def _apply_decay(
             )
         ts = stamps[key]
         if ts is not None:
-            c.score *= decay_multiplier((now - ts) / 86_400.0, settings.half_life_days)
+            c.scale(decay_multiplier((now - ts) / 86_400.0, settings.half_life_days))
 
 
 def _vector_scores_of_keyword_hits(
@@ -325,18 +324,6 @@ def vector_query(query: str, profile: QueryProfile | None) -> str:
     return f"{query} ({' '.join(words)})"
 
 
-def _lifts(candidates: Sequence[Candidate], plain: Sequence[Candidate]) -> dict[int, float]:
-    """Per candidate, its fused score with line vectors over its score with its own vector
-    alone, for those a line raised (infinite when its own scored nothing): the floor counts
-    only the score its own vector earned (see ``run_search``)."""
-    base = {c.chunk_id: c.score for c in plain}
-    return {
-        c.chunk_id: c.score / own if (own := base.get(c.chunk_id, 0.0)) > 0 else math.inf
-        for c in candidates
-        if c.score > base.get(c.chunk_id, 0.0)
-    }
-
-
 def _with_best_lines(
     index: IndexBackend,
     vectors: VectorSearcher,
@@ -352,7 +339,7 @@ def _with_best_lines(
     figures were the same as with every chunk's lines searched. Vector search alone, hit@1 /
     R@5 without the floor on those halves: .477 / .698 → .512 / .750 (the engineer's) and
     .523 / .807 → .659 / .830 (the designer's bullet-list logs). The lines rank; whether to
-    answer is judged without them (:func:`_lifts`)."""
+    answer is judged without them (``Candidate.floor_score``)."""
     best_lines = getattr(vectors, "best_lines", None)
     if best_lines is None:
         return hits
@@ -463,7 +450,7 @@ def _demote_other_days(
     for c in candidates:
         row = rows.get(c.chunk_id)
         if row is not None and row.date not in profile.days and row.id not in naming:
-            c.score *= OTHER_DAY_FACTOR
+            c.scale(OTHER_DAY_FACTOR)
 
 
 def _body_reader(rows: dict[int, ChunkRow], bodies: dict[int, str]) -> Callable[[int], str]:
@@ -536,7 +523,7 @@ def _demote_the_unnamed(
     if len(unnamed) == len(candidates):
         return  # none names one: the notes that do are hidden from the caller, or out of reach
     for c in unnamed:
-        c.score *= UNNAMED_CODE_FACTOR
+        c.scale(UNNAMED_CODE_FACTOR)
 
 
 def _about(index: IndexBackend, name: str, sources: Sequence[str] | None) -> list[KeywordRow]:
@@ -574,7 +561,7 @@ def _demote_the_passing(
         return
     for c in candidates:
         if c.chunk_id not in about:
-            c.score *= IN_PASSING_FACTOR
+            c.scale(IN_PASSING_FACTOR)
 
 
 def _where(
@@ -793,7 +780,6 @@ def run_search(
         if settings.line_vectors and vector_hits and vectors is not None:
             vector_hits = _with_best_lines(index, vectors, vector_text, vector_hits)
         rows.update(index.chunks_by_ids([cid for cid, _ in vector_hits if cid not in rows]))
-        lift: dict[int, float] = {}  # how much its best line raised a candidate's score
         if mode == "keyword":
             candidates = merge([], keyword_hits, vector_weight=0.0, text_weight=1.0)
         else:
@@ -806,10 +792,18 @@ def run_search(
                     *_unpooled(profile, keyword_hits, vector_hits, rows, bodies),
                 ]
                 weights = (settings.vector_weight, text_weight)
-            candidates = merge(vector_hits, words, vector_weight=weights[0], text_weight=weights[1])
+            own: dict[int, float] | None = None
             if vector_hits is not chunk_hits:
-                plain = merge(chunk_hits, words, vector_weight=weights[0], text_weight=weights[1])
-                lift = _lifts(candidates, plain)
+                own = {}
+                for cid, score in chunk_hits:
+                    own[cid] = max(own.get(cid, score), score)
+            candidates = merge(
+                vector_hits,
+                words,
+                vector_weight=weights[0],
+                text_weight=weights[1],
+                own_vectors=own,
+            )
     candidates = [c for c in candidates if c.chunk_id in rows]
     if path_filter is not None:
         candidates = [
@@ -830,7 +824,7 @@ def run_search(
     factor = _absence_factor(profile, mode)
     if factor != 1.0:
         for c in candidates:
-            c.score *= factor
+            c.scale(factor)
     if settings.decay_enabled:
         _apply_decay(
             candidates,
@@ -848,7 +842,7 @@ def run_search(
     if named is not None:
         for c in candidates:
             if c.chunk_id not in naming:
-                c.score *= UNNAMED_FACTOR
+                c.scale(UNNAMED_FACTOR)
     if who is not None:
         _demote_the_passing(candidates, rows, who)
     candidates.sort(
@@ -879,7 +873,7 @@ def run_search(
     # turns), and let unrelated questions clear the floor (bench/floor.py, XQuAD questions
     # asked of LoCoMo: 1 % answered, 26 % with the lines' scores). Which result comes first
     # is judged with the lines.
-    best = max((c.score / lift.get(c.chunk_id, 1.0) for c in candidates), default=0.0)
+    best = max((c.floor_score for c in candidates), default=0.0)
     if best >= settings.min_score:
         kept = [c for c in candidates if c.score >= COMPANION_SHARE * settings.min_score]
     else:
@@ -888,9 +882,7 @@ def run_search(
         # An exact word match scores at most text_weight in hybrid mode; keep such matches
         # above a floor the weights could never reach (spec §6.1, upstream #29112).
         floor = min(settings.min_score, normalise_weights(settings.vector_weight, text_weight)[1])
-        kept = [
-            c for c in candidates if c.in_keyword and c.score / lift.get(c.chunk_id, 1.0) >= floor
-        ]
+        kept = [c for c in candidates if c.in_keyword and c.floor_score >= floor]
     results = []
     for c in kept[: settings.max_results]:
         row = rows.get(c.chunk_id)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 __all__ = ["Candidate", "merge", "normalise_weights"]
@@ -10,7 +10,12 @@ __all__ = ["Candidate", "merge", "normalise_weights"]
 
 @dataclass(slots=True)
 class Candidate:
-    """A chunk found by either search, with whatever scores it has."""
+    """A chunk found by either search, with whatever scores it has.
+
+    ``score`` ranks. ``floor_score`` is what whether a search answers is judged by: the same
+    fusion with the chunk's own vector where its best line scored higher (see
+    :func:`merge`'s ``own_vectors``). Every later adjustment goes through :meth:`scale`, so
+    the two stay the same function of the chunk but for that one input."""
 
     chunk_id: int
     vector_score: float = 0.0
@@ -18,6 +23,12 @@ class Candidate:
     in_vector: bool = False
     in_keyword: bool = False
     score: float = 0.0
+    floor_score: float = 0.0
+
+    def scale(self, factor: float) -> None:
+        """Multiply both scores by ``factor`` (a decay, a demotion)."""
+        self.score *= factor
+        self.floor_score *= factor
 
 
 def normalise_weights(vector_weight: float, text_weight: float) -> tuple[float, float]:
@@ -36,8 +47,13 @@ def merge(
     *,
     vector_weight: float,
     text_weight: float,
+    own_vectors: Mapping[int, float] | None = None,
 ) -> list[Candidate]:
-    """Union by chunk id; ``score = w_v · vector + w_t · text``; unsorted."""
+    """Union by chunk id; ``score = w_v · vector + w_t · text``; unsorted.
+
+    ``floor_score`` is the same sum with ``own_vectors[chunk_id]`` as the vector score where
+    given (a chunk's own vector when ``vector_hits`` scored it by its best line), else
+    ``score``."""
     wv, wt = normalise_weights(vector_weight, text_weight)
     by_id: dict[int, Candidate] = {}
     for chunk_id, score in vector_hits:
@@ -50,4 +66,6 @@ def merge(
         c.in_keyword = True
     for c in by_id.values():
         c.score = wv * c.vector_score + wt * c.text_score
+        own = own_vectors.get(c.chunk_id) if own_vectors is not None else None
+        c.floor_score = c.score if own is None else wv * own + wt * c.text_score
     return list(by_id.values())

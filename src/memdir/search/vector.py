@@ -470,7 +470,22 @@ def best_line_cosines(query: np.ndarray, blobs: dict[int, bytes]) -> dict[int, f
     }
 
 
-class VectorSearch:
+class _ScaledCosines:
+    """Raw cosines to vector scores by :func:`cosine_range`'s (floor, ceiling), shared by the
+    two searchers so that their scores, and their lines' scores, are one scale."""
+
+    low: float
+    high: float
+
+    def _scale(self, cos: float) -> float:
+        span = max(self.high - self.low, 1e-6)
+        return min(1.0, max(0.0, (cos - self.low) / span))
+
+    def _line_scores(self, query: np.ndarray, blobs: dict[int, bytes]) -> dict[int, float]:
+        return {cid: self._scale(c) for cid, c in best_line_cosines(query, blobs).items()}
+
+
+class VectorSearch(_ScaledCosines):
     """:class:`~memdir.search.VectorSearcher` over a :class:`VectorMatrix`; scores are cosine
     similarities rescaled by :func:`cosine_range` to [0, 1]."""
 
@@ -532,14 +547,10 @@ class VectorSearch:
         without that search."""
         if self._query is None or self._query[0] != query:
             return {}
-        return {cid: self._scale(c) for cid, c in best_line_cosines(self._query[1], blobs).items()}
-
-    def _scale(self, cos: float) -> float:
-        span = max(self.high - self.low, 1e-6)
-        return min(1.0, max(0.0, (cos - self.low) / span))
+        return self._line_scores(self._query[1], blobs)
 
 
-class IndexVectorSearch:
+class IndexVectorSearch(_ScaledCosines):
     """:class:`~memdir.search.VectorSearcher` for an index that searches its vectors itself
     (``server_vectors``: PostgreSQL's HNSW); scores are rescaled as :class:`VectorSearch` does.
 
@@ -602,8 +613,4 @@ class IndexVectorSearch:
             vec = self._queries.get(query)
         if vec is None:
             return {}
-        return {cid: self._scale(c) for cid, c in best_line_cosines(vec, blobs).items()}
-
-    def _scale(self, cos: float) -> float:
-        span = max(self.high - self.low, 1e-6)
-        return min(1.0, max(0.0, (cos - self.low) / span))
+        return self._line_scores(vec, blobs)
