@@ -564,3 +564,44 @@ def test_a_memory_folder_linked_inside_the_workspace_is_memory(
         with pytest.raises(PathError) as info:
             mem.get("notes/x.md")  # by its own name it is not memory
         assert info.value.code == "not-memory"
+
+
+def test_the_folder_memo_answers_as_the_per_file_rule(tmp_path: Path) -> None:
+    # _kind asks whether a file's folder is in a memory tree once per folder; the answer must
+    # be the one the lexical rule gives for the file itself, whatever shape the path has.
+    (tmp_path / "memory").mkdir()
+    extra = tmp_path / "team"
+    extra.mkdir()
+    ws = _ws(tmp_path, extra_paths=[str(extra)])
+    roots = ws._real_roots()
+    root = str(ws.real_root)
+    names = [
+        "MEMORY.md",
+        "memory/a.md",
+        "memory/sub/deep/b.md",
+        "memory/node_modules/c.md",
+        "memory/sub/.git/d.md",
+        "memory//e.md",
+        "memory/sub//f.md",
+        "memoryx/g.md",
+        "team/h.md",
+        "team/.venv/i.md",
+        "other/j.md",
+        "memory/k.txt",
+    ]
+    paths = [f"{root}/{name}" for name in names] + ["/l.md", "m.md", "memory/n.md"]
+    for _ in range(2):  # the second round answers from the memo
+        for text in paths:
+            parent, name = os.path.split(text)
+            lexical = (
+                "memory"
+                if name.lower().endswith(".md")
+                and (
+                    (parent == roots.root_s and name == "MEMORY.md")
+                    or ws._in_tree(text, roots, folder=False)
+                )
+                else None
+            )
+            assert ws._kind(text, roots) == lexical, text
+    assert ws._kind(f"{root}/memory/sub/deep/b.md", roots) == "memory"
+    assert ws._kind(f"{root}/memory/node_modules/c.md", roots) is None

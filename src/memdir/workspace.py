@@ -310,6 +310,9 @@ class _Roots:
         )
 
 
+_TREE_FOLDERS_KEPT = 65_536  # folders remembered by Workspace._folder_in_tree
+
+
 def _as_folder(path: str) -> str:
     return path if path.endswith(os.sep) else path + os.sep
 
@@ -350,6 +353,10 @@ class Workspace:
         # Compared with normalised paths ("ws/../team" is "team"), so normalised too.
         self._extras = tuple(dict.fromkeys(Path(os.path.normpath(p)) for p in self.extra_paths))
         self._real: _Roots | None = None
+        # Whether a folder lies in a memory tree, per (trees, folder): discovery asks it of
+        # every file, and the answer depends on the folder alone (bench/scale.py: the walk
+        # of 10,000 files).
+        self._tree_folders: dict[tuple[tuple[str, ...], str], bool] = {}
 
     # -- roots ---------------------------------------------------------------------------
     def allowed_roots(self) -> list[Path]:
@@ -385,14 +392,29 @@ class Workspace:
         """``"memory"`` or ``"sessions"`` when discovery indexes a file at ``path`` (given as
         ``roots`` are: lexical or real), else ``None``. The one rule of what memory is."""
         text = os.fspath(path)
-        parent, name = os.path.split(text)
+        parent, _, name = text.rpartition(os.sep)
+        if not parent or parent.endswith(os.sep):  # the root, or doubled separators
+            parent, name = os.path.split(text)
         if "sessions" in self.sources and parent == roots.sessions_s and _SESSION_NAME.match(name):
             return "sessions"
         if "memory" not in self.sources or not is_markdown_name(name):
             return None
         if (parent == roots.root_s and name in ROOT_FILES) or text in roots.extra_files:
             return "memory"
-        return "memory" if self._in_tree(text, roots, folder=False) else None
+        # As _in_tree(text, folder=False), asked of the folder once: a file name ending in .md
+        # is never an ignored folder's name, but it is checked all the same.
+        if name in IGNORED_DIRS:
+            return None
+        return "memory" if self._folder_in_tree(parent, roots) else None
+
+    def _folder_in_tree(self, folder: str, roots: _Roots) -> bool:
+        key = (roots.trees, folder)
+        known = self._tree_folders.get(key)
+        if known is None:
+            if len(self._tree_folders) >= _TREE_FOLDERS_KEPT:
+                self._tree_folders.clear()
+            known = self._tree_folders[key] = self._in_tree(folder, roots)
+        return known
 
     def _in_tree(self, path: Path | str, roots: _Roots, *, folder: bool = True) -> bool:
         """Whether ``path`` is in ``memory/`` or an extra folder, outside ignored folders."""
@@ -620,11 +642,12 @@ class Workspace:
                 )
                 continue
             subdirs: list[Path] = []
+            inside = _as_folder(real_folder)
             for entry in entries:
                 path = entry.path
                 try:
                     link = entry.is_symlink()
-                    real = os.path.realpath(path) if link else os.path.join(real_folder, entry.name)
+                    real = os.path.realpath(path) if link else inside + entry.name
                     if link and not any(_inside(Path(real), r) for r in allowed):
                         found.problems.append(self._link_problem(path, real, roots))
                         continue
