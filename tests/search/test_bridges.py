@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from memdir import Memory
+from memdir.search import keyword
 from memdir.search.keyword import query_profile
 from memdir.text.stopwords import STOP_WORDS
 
@@ -75,7 +76,11 @@ def test_bridges_can_be_turned_off(bilingual_notes: Path) -> None:
     )
 
 
-def test_only_bridges_memory_holds_count(bilingual_notes: Path) -> None:
+def test_only_bridges_memory_holds_count(
+    bilingual_notes: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the lacked word counted in full, as in a memory that writes enough English
+    monkeypatch.setattr(keyword, "TELLING_LINES", 1)
     with Memory(bilingual_notes, overrides={"embedding.provider": "none"}) as mem:
         mem.sync()
         profile = query_profile(mem.index, "lunch train", stopwords=STOP_WORDS)

@@ -13,7 +13,7 @@ import pytest
 
 from memdir.errors import EmbeddingError
 from memdir.index import Index
-from memdir.search import engine
+from memdir.search import engine, keyword
 from memdir.search.engine import SearchSettings, run_search
 from memdir.search.keyword import (
     PRESENCE_WEIGHT,
@@ -208,7 +208,9 @@ def test_a_question_naming_what_memory_lacks_is_not_vouched_for_by_meaning(
 ) -> None:
     """Memory holds "ledger" but never "paypal": even a very close vector match (0.8) is
     scaled down by the share of the question memory holds nowhere, under the floor; at half
-    the penalty (the default before issue #11's bridges) it was an answer."""
+    the penalty (the default before issue #11's bridges) it was an answer. (The memory is
+    counted as one that writes enough English for a lacked word to tell: see the next test.)"""
+    monkeypatch.setattr(keyword, "TELLING_LINES", 1)
     index = Index.open(tmp_path / "index.sqlite")
     note = add_note(index, "a.md", "ledger moved its card payments to Stripe")
     for i, other in enumerate(["tea with lemon", "the mill opens at nine", "a river trip"]):
@@ -224,6 +226,37 @@ def test_a_question_naming_what_memory_lacks_is_not_vouched_for_by_meaning(
     assert paths("ledger stripe", 0.6) == ["a.md"]
     monkeypatch.setattr(engine, "ABSENT_PENALTY", 0.5)
     assert paths("ledger paypal", 0.8) == ["a.md"]
+    index.close()
+
+
+def test_a_new_memory_answers_though_it_lacks_an_ordinary_word_of_the_question(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A memory of a few notes lacks most words of any question, so lacking one says little
+    (``keyword.TELLING_LINES``): the note on the Redis resize answers "which redis instance
+    are we on now?" though no note says "instance", and the search still names the word memory
+    lacks. Before, the lack weighed as in a memory of hundreds of notes and "No matches." was
+    printed (bench/agentmem/small.py: two fifths of the true matches lost in memories this
+    small)."""
+    index = Index.open(tmp_path / "index.sqlite")
+    note = add_note(index, "a.md", "Rolled back the Redis resize: now on r6g.large.")
+    add_note(index, "b.md", "Redis memory alert, resized to r6g.xlarge.")
+    add_note(index, "c.md", "Moved the deploy freeze to Friday 18:00.")
+    settings = SearchSettings(min_score=0.35)
+    query = "which redis instance are we on now?"
+    vectors = _Fixed([(note, 0.8)])
+    found = run_search(
+        index, query, settings, workspace=tmp_path, vectors=vectors, stopwords=STOP_WORDS
+    )
+    assert [r.path for r in found.results][:1] == ["a.md"]
+    assert found.not_in_memory == ("instance",)
+    monkeypatch.setattr(keyword, "TELLING_LINES", 1)  # counted as in a large memory
+    assert (
+        run_search(
+            index, query, settings, workspace=tmp_path, vectors=vectors, stopwords=STOP_WORDS
+        ).results
+        == ()
+    )
     index.close()
 
 
@@ -670,12 +703,14 @@ def test_a_code_only_a_hidden_note_names_counts_as_one_memory_lacks(tmp_path: Pa
 
 
 def test_behind_a_filter_meaning_alone_does_not_answer_for_what_only_a_hidden_note_names(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The absent-term penalty counts a word only hidden notes hold as one memory lacks: a
     question about PayPal, which only a note behind the caller's filter names, gets nothing
     from the visible note that is close in meaning, as it would if that note did not exist;
-    without the filter, the note naming PayPal answers."""
+    without the filter, the note naming PayPal answers. (The memory is counted as one that
+    writes enough English for a lacked word to tell.)"""
+    monkeypatch.setattr(keyword, "TELLING_LINES", 1)
     index = Index.open(tmp_path / "index.sqlite")
     note = add_note(index, "a.md", "ledger moved its card payments to Stripe")
     add_note(index, "hidden/b.md", "ledger PayPal rollout checklist")

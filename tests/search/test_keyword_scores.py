@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from memdir import Memory
+from memdir.search import keyword
 from memdir.search.keyword import (
     QueryProfile,
     code_terms,
@@ -124,10 +125,15 @@ def _profile_of(root: Path, files: dict[str, str], query: str) -> QueryProfile:
         return profile
 
 
-def test_a_word_memory_lacks_tells_as_much_as_memory_writes_its_language(tmp_path: Path) -> None:
+def test_a_word_memory_lacks_tells_as_much_as_memory_writes_its_language(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # The same fact in a memory written mostly in English and in one written mostly in
     # Japanese. "expire" is in neither: where notes are in English that says the fact is
     # missing, where they are in Japanese it would be written 期限 and says next to nothing.
+    # (Memories this small lack most words; counted as if they were large enough here, see
+    # the next test.)
+    monkeypatch.setattr(keyword, "TELLING_LINES", 1)
     query = "When does my residence permit expire?"
     english = "\n".join(f"- note {i}: lunch with the team, then a review." for i in range(8))
     japanese = "\n".join(f"- メモ{i}：チームでランチ、そのあとレビュー。" for i in range(8))
@@ -529,3 +535,26 @@ def test_memory_counts_yesterday_from_today_in_the_users_time_zone(tmp_path: Pat
     with Memory(ws, overrides={"embedding.provider": "none", "timezone": "UTC"}) as mem:
         hits = mem.search("what did I do yesterday?", mode="keyword")
     assert [h.path for h in hits] == [f"memory/{yesterday}.md"]
+
+
+def test_in_a_memory_of_a_few_lines_a_lacked_word_tells_little(tmp_path: Path) -> None:
+    # A new memory lacks most words of any question: "expire" counts as much as memory has
+    # written English lines, out of TELLING_LINES, and in full from there on.
+    query = "When does my residence permit expire?"
+    fact = "- Residence permit: valid until 2027-03-31.\n"
+
+    def shares(lines: int) -> tuple[float, float]:
+        """The absent share, and what it would be with the lack counted in full."""
+        notes = "\n".join(f"- note {i}: lunch with the team, then a review." for i in range(lines))
+        profile = _profile_of(tmp_path / str(lines), {"MEMORY.md": fact + notes + "\n"}, query)
+        assert profile.absent == ("expire",)
+        held = profile.weights["residence"] + profile.weights["permit"]
+        lacked = profile.weights["expire"]
+        telling = min(1.0, (lines + 1) / keyword.TELLING_LINES)
+        assert profile.absent_share == pytest.approx(lacked * telling / (held + lacked * telling))
+        return profile.absent_share, lacked / (held + lacked)
+
+    few, in_full = shares(9)
+    assert 0 < few < in_full / 5
+    many, in_full = shares(keyword.TELLING_LINES + 20)
+    assert many == pytest.approx(in_full)

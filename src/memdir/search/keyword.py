@@ -461,20 +461,35 @@ def _in_year(days: list[str], year: str) -> list[str]:
     return [f"{year}-{d[2:]}" if d.startswith("--") else d for d in days]
 
 
+TELLING_LINES = 200
+"""The lines a writing must fill before a word memory lacks in it counts in full in the absent
+share (:func:`_telling`): below that, as much as memory has written. A new memory lacks most
+words of any question, and the absent-term penalty, set on memories of hundreds of chunks,
+answered nothing for true matches there. ``bench/agentmem/small.py`` asks each question of a
+tuning half of a memory made of its answer's notes alone, or with 4 other notes: true matches
+kept by the floor (hybrid) went .593 → .826 (a median of 6 chunks) and .728 → .778 (24) on the
+engineer's memory, .619 → .952 and .814 → .953 on the designer's; the cost is questions about
+what such a memory never mentions answered from its closest note (with nothing .800 → .600 and
+.867 → .867; .833 → .333 and .667 → .500). Both full memories write more than this in their
+main writing, so nothing there moved (bench/agentmem/NOTES.md)."""
+
+
 def _telling(lines: dict[str, int], term: str) -> float:
     """How much it tells that memory lacks ``term``, from 0 to 1: the ``lines`` memory writes in
     the term's writings (:func:`memdir.text.scripts.term_writings`) against those of the
     writing it uses most. A fact memory holds is written in one of its languages; an English
     word no note uses says the fact is missing where most notes are in English, and next to
     nothing where most are in Japanese, which writes the same fact in Japanese words (the
-    residence permit that "expire" asks about is 在留期限 there). Digits and symbols tell in
-    full (:meth:`~memdir.index.backend.IndexBackend.script_lines` is read only when a lacked
-    term has a writing)."""
+    residence permit that "expire" asks about is 在留期限 there). Nor does it tell much in
+    a memory of a few notes, which lacks most words of any question: the lines are counted
+    against :data:`TELLING_LINES` at least. Digits and symbols tell in full
+    (:meth:`~memdir.index.backend.IndexBackend.script_lines` is read only when a lacked term
+    has a writing)."""
     writings = term_writings(term)
     most = max(lines.values(), default=0)
     if not writings or not most:
         return 1.0
-    return min(1.0, sum(lines.get(w, 0) for w in writings) / most)
+    return min(1.0, sum(lines.get(w, 0) for w in writings) / max(most, TELLING_LINES))
 
 
 def _lacks_a_name(
