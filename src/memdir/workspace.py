@@ -392,9 +392,7 @@ class Workspace:
         """``"memory"`` or ``"sessions"`` when discovery indexes a file at ``path`` (given as
         ``roots`` are: lexical or real), else ``None``. The one rule of what memory is."""
         text = os.fspath(path)
-        parent, _, name = text.rpartition(os.sep)
-        if not parent or parent.endswith(os.sep):  # the root, or doubled separators
-            parent, name = os.path.split(text)
+        parent, name = os.path.split(text)
         if "sessions" in self.sources and parent == roots.sessions_s and _SESSION_NAME.match(name):
             return "sessions"
         if "memory" not in self.sources or not is_markdown_name(name):
