@@ -92,7 +92,7 @@ def main() -> int:
     figures: dict[str, Any] = {}
     for k in (int(x) for x in args.others.split(",")):
         answers = [_ask(workspace, _pick(q, files, k), q, args.provider) for q in questions]
-        asked = [(q, a) for q, a in zip(questions, answers, strict=True)]
+        asked = list(zip(questions, answers, strict=True))
         found = [a for q, a in asked if q["type"] != "negative" and a["found"]]
         negatives = [a for q, a in asked if q["type"] == "negative"]
         row = {
