@@ -2,7 +2,8 @@
 
     python bench/agentmem/small.py [--memory designer] [--split tune] [--others 0,4,16]
 
-Each answerable question of the split is asked (hybrid, the default floor) of a memory made
+Each answerable question of the split is asked (hybrid unless ``--mode keyword``; the default
+floor) of a memory made
 of the notes holding its answer alone, or with ``k`` other notes of the same memory (chosen by
 a seed derived from the question); each question about what memory never mentions is asked of
 ``k + 1`` notes chosen the same way. It prints, per ``k``: the questions whose true match is in
@@ -47,7 +48,7 @@ def _pick(question: dict[str, Any], files: list[str], k: int) -> list[str]:
 
 
 def _ask(
-    source: Path, picked: list[str], question: dict[str, Any], provider: str
+    source: Path, picked: list[str], question: dict[str, Any], provider: str, mode: str
 ) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="memdir-small-") as tmp:
         root = Path(tmp) / "workspace"
@@ -58,8 +59,8 @@ def _ask(
             mem.sync()
             chunks = mem.status()["chunks"]
             text = question["question"]
-            bare = mem.search(text, max_results=5, min_score=0, mode="hybrid", refresh=False)
-            floored = mem.search(text, max_results=5, mode="hybrid", refresh=False)
+            bare = mem.search(text, max_results=5, min_score=0, mode=mode, refresh=False)
+            floored = mem.search(text, max_results=5, mode=mode, refresh=False)
     golds = [g for group in question.get("gold") or [] for g in group]
 
     def holds(results: Any) -> bool:
@@ -80,10 +81,14 @@ def main() -> int:
     add_memory_option(parser)
     parser.add_argument("--split", choices=("tune", "test"), default="tune")
     parser.add_argument("--others", default="0,4,16", help="other notes beside the answer's")
-    parser.add_argument("--provider", default="local", help="embedding.provider")
+    parser.add_argument("--mode", choices=("hybrid", "keyword"), default="hybrid")
+    parser.add_argument(
+        "--provider", default=None, help="embedding.provider (local; none in keyword mode)"
+    )
     parser.add_argument("--telling-lines", type=int, default=None, metavar="N")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
+    provider = args.provider or ("none" if args.mode == "keyword" else "local")
     if args.telling_lines is not None:
         keyword.TELLING_LINES = args.telling_lines
     workspace, questions_file = MEMORIES[args.memory]
@@ -91,7 +96,7 @@ def main() -> int:
     files = sorted(str(p.relative_to(workspace)) for p in workspace.rglob("*.md"))
     figures: dict[str, Any] = {}
     for k in (int(x) for x in args.others.split(",")):
-        answers = [_ask(workspace, _pick(q, files, k), q, args.provider) for q in questions]
+        answers = [_ask(workspace, _pick(q, files, k), q, provider, args.mode) for q in questions]
         asked = list(zip(questions, answers, strict=True))
         found = [a for q, a in asked if q["type"] != "negative" and a["found"]]
         negatives = [a for q, a in asked if q["type"] == "negative"]
@@ -112,14 +117,19 @@ def main() -> int:
             f", median {row['median_chunks']} chunks",
             flush=True,
         )
-    out = args.out or RESULTS_DIR / f"{results_name(args.memory, 'small')}-{args.split}.json"
+    name = "small" if args.mode == "hybrid" else f"small-{args.mode}"
+    out = args.out or RESULTS_DIR / f"{results_name(args.memory, name)}-{args.split}.json"
     write_results(
         out,
         {
             "benchmark": "agentmem-small",
             "memory": args.memory,
             "split": args.split,
-            "settings": {"provider": args.provider, "telling_lines": keyword.TELLING_LINES},
+            "settings": {
+                "mode": args.mode,
+                "provider": provider,
+                "telling_lines": keyword.TELLING_LINES,
+            },
             "environment": environment(),
             "figures": figures,
         },
