@@ -22,6 +22,7 @@ from memdir.search.keyword import (
     query_profile,
     unpooled_scores,
 )
+from memdir.search.results import SearchResponse
 from memdir.text.stopwords import STOP_WORDS
 
 from .helpers import add_note, fill_pool
@@ -257,6 +258,55 @@ def test_a_new_memory_answers_though_it_lacks_an_ordinary_word_of_the_question(
         ).results
         == ()
     )
+    index.close()
+
+
+@pytest.mark.parametrize("vectors", [None, _Failing()], ids=["keyword", "degraded"])
+def test_keyword_search_alone_answers_a_new_memory_though_it_lacks_a_word(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, vectors: _Failing | None
+) -> None:
+    """Keyword search alone, asked for or fallen back to when the embedder fails, counts a
+    word memory lacks as much as its lack tells (``QueryProfile.alone``), as hybrid's
+    absent-term penalty does: in a memory of three notes, the note on the Redis resize
+    answers "what instance class is redis on after rolling back the upgrade?". Counted in full,
+    as in a memory of hundreds of notes, the three words it lacks left it under the floor (bench/agentmem/small.py --mode
+    keyword: 46 of 80 true matches kept in memories of the answer's notes alone, 59 with it)."""
+    index = Index.open(tmp_path / "index.sqlite")
+    add_note(index, "a.md", "Rolled back the Redis resize: now on r6g.large.")
+    add_note(index, "b.md", "Redis memory alert, resized to r6g.xlarge.")
+    add_note(index, "c.md", "Moved the deploy freeze to Friday 18:00.")
+    mode = "keyword" if vectors is None else "hybrid"
+    settings = SearchSettings(mode=mode, min_score=0.35)
+    query = "what instance class is redis on after rolling back the upgrade?"
+
+    def search() -> SearchResponse:
+        return run_search(
+            index, query, settings, workspace=tmp_path, vectors=vectors, stopwords=STOP_WORDS
+        )
+
+    found = search()
+    assert found.mode == "keyword"
+    assert [r.path for r in found.results][:1] == ["a.md"]
+    assert found.not_in_memory == ("instance", "class", "upgrade")
+    monkeypatch.setattr(keyword, "TELLING_LINES", 1)  # counted as in a large memory
+    assert search().results == ()
+    index.close()
+
+
+def test_hybrid_keeps_the_full_mass_in_its_keyword_half(tmp_path: Path) -> None:
+    """Only keyword search alone scores by the told mass: the keyword half of hybrid search
+    keeps the mass its fusion weights were set with, and judges the lacked word through the
+    absent-term penalty instead."""
+    index = Index.open(tmp_path / "index.sqlite")
+    add_note(index, "a.md", "Rolled back the Redis resize: now on r6g.large.")
+    add_note(index, "b.md", "Moved the deploy freeze to Friday 18:00.")
+    profile = query_profile(index, "which redis instance?", stopwords=STOP_WORDS)
+    assert profile is not None and profile.absent == ("instance",)
+    assert profile.told_mass is not None and profile.told_mass < profile.mass
+    assert profile.alone().mass == profile.told_mass
+    assert profile.alone().terms == profile.terms
+    held = query_profile(index, "which redis resize?", stopwords=STOP_WORDS)
+    assert held is not None and held.alone() is held  # nothing lacked: the same profile
     index.close()
 
 

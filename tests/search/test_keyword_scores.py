@@ -51,7 +51,9 @@ def test_case_61_unknown_keyword_finds_nothing(tiny: Path) -> None:
 
 
 def test_query_about_something_never_mentioned_returns_nothing(tiny: Path) -> None:
-    # "Alice" is in every file, so it carries no information; "coffee" is nowhere.
+    # "Alice" is in every file, so it carries no information; "coffee" is nowhere. Even in
+    # a memory this small, where a lacked word tells little, it keeps LEAST_TOLD of its weight
+    # in keyword search alone.
     assert _search(tiny, "Alice coffee") == []
 
 
@@ -162,9 +164,14 @@ def test_a_word_memory_lacks_tells_as_much_as_memory_writes_its_language(
     assert mixed.absent_share == pytest.approx(telling / (w["residence"] + w["permit"] + telling))
 
 
-def test_a_name_memory_never_uses_halves_keyword_scores(tmp_path: Path) -> None:
+def test_a_name_memory_never_uses_halves_keyword_scores(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # PayPal, capitalised mid-sentence, is what the question is about; the note holds its
     # other words. Lower-cased, the same word is one word memory lacks among several it has.
+    # (Counted as a memory that has written enough for a lacked word to tell in full: in one
+    # of four lines, the lack tells a quarter, and the halved score still clears the floor.)
+    monkeypatch.setattr(keyword, "TELLING_LINES", 1)
     (tmp_path / "memory").mkdir()
     (tmp_path / "MEMORY.md").write_text(
         "# Memory\n\n- ledger moved its card payments to Stripe, the payment provider.\n"
@@ -558,3 +565,32 @@ def test_in_a_memory_of_a_few_lines_a_lacked_word_tells_little(tmp_path: Path) -
     assert 0 < few < in_full / 5
     many, in_full = shares(keyword.TELLING_LINES + 20)
     assert many == pytest.approx(in_full)
+
+
+def test_keyword_search_alone_discounts_a_lack_by_memory_size_not_by_writing(
+    tmp_path: Path,
+) -> None:
+    # Hybrid's absent share counts a lacked Chinese word next to nothing in a memory written
+    # in English (its judge of meaning decides); keyword search alone has no such judge, so it
+    # counts the lack in full once memory is large enough, and by memory's size below that.
+    query = "residence permit 到期"
+    fact = "- Residence permit: valid until 2027-03-31.\n"
+
+    def profile_of(lines: int) -> QueryProfile:
+        notes = "\n".join(f"- note {i}: lunch with the team, then a review." for i in range(lines))
+        profile = _profile_of(tmp_path / str(lines), {"MEMORY.md": fact + notes + "\n"}, query)
+        assert profile.absent == ("到期",)
+        return profile
+
+    large = profile_of(keyword.TELLING_LINES + 20)
+    held = large.weights["residence"] + large.weights["permit"]
+    lacked = large.weights["到期"]
+    assert large.absent_share < 0.05 * lacked / (held + lacked)  # no Chinese line: tells little
+    assert large.told_mass == pytest.approx(large.mass)  # … but keyword search alone: in full
+    assert large.alone() is large
+    small = profile_of(9)
+    share = max(keyword.LEAST_TOLD, (9 + 1) / keyword.TELLING_LINES)  # English lines written
+    held = small.weights["residence"] + small.weights["permit"]
+    lacked = small.weights["到期"]
+    assert small.told_mass == pytest.approx(held + keyword.ABSENT_WEIGHT * lacked * share)
+    assert small.alone().mass == small.told_mass < small.mass

@@ -747,19 +747,27 @@ def run_search(
             vector_text = vector_query(text, profile)
             pending = _VECTOR_POOL.get().submit(vectors.search, vector_text, limit, assist)
             pending.add_done_callback(lambda _: assist.close())
-        if profile is not None:
+
+        def keyword_hits_by(scoring: QueryProfile) -> list[tuple[int, float]]:
+            hits = []
             for row, score in keyword_search(
                 index,
                 text,
                 limit,
                 sources=list(sources) if sources else None,
                 stopwords=stopwords,
-                profile=profile,
+                profile=scoring,
                 bodies=bodies,
                 also=[*about, *quoted],
             ):
-                keyword_hits.append((row.chunk.id, score))
+                hits.append((row.chunk.id, score))
                 rows[row.chunk.id] = row.chunk
+            return hits
+
+        if profile is not None:
+            # keyword search alone scores by the mass that counts each lacked word as much
+            # as its lack tells (QueryProfile.alone); hybrid's keyword half by the full one
+            keyword_hits = keyword_hits_by(profile.alone() if mode == "keyword" else profile)
         if pending is not None:
             assist.join()  # help with the vector scan instead of waiting idle
             try:
@@ -767,6 +775,8 @@ def run_search(
             except EmbeddingError as exc:
                 warnings.append(f"vector search failed ({exc}); used keyword search")
                 mode = "keyword"
+                if profile is not None and profile.alone() is not profile:
+                    keyword_hits = keyword_hits_by(profile.alone())  # as keyword search
         if mode == "hybrid" and vectors is not None:
             extra = _vector_scores_of_keyword_hits(vectors, vector_text, vector_hits, keyword_hits)
             vector_hits = [*vector_hits, *extra]

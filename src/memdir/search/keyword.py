@@ -262,6 +262,10 @@ class QueryProfile:
     only uses other words). Each absent term counts as much as its lack tells
     (:func:`_telling`): in full in the writing memory uses most, a tenth where memory writes
     a tenth as many lines in its writing."""
+    told_mass: float | None = None
+    """:attr:`mass` with each term memory has nowhere counted as much as its lack tells in a
+    memory this small (:func:`_small`); ``None``: :attr:`mass`. What keyword search scores by
+    when it is the whole search (:meth:`alone`)."""
     absent: tuple[str, ...] = ()
     """The terms memory holds nowhere, not even through a bridge, in the query's order: the
     words a search can tell the asker no note uses (a CJK bigram that is an edge between two
@@ -292,6 +296,18 @@ class QueryProfile:
     aside: frozenset[int] = frozenset()
     """Those of :attr:`naming` that name a day some chunk is dated (its log answers first):
     they hold :data:`NAMING_SHARE` of it; the others, naming a day no chunk is dated, all."""
+
+    def alone(self) -> QueryProfile:
+        """This profile as keyword search scores by it when it is the whole search (keyword
+        mode, or hybrid fallen back to it): its :attr:`mass` is :attr:`told_mass`. In hybrid
+        search the absent-term penalty counts a lacked word as much as its lack tells, and the
+        keyword half keeps the full mass its fusion weights were set with; keyword search
+        alone counted every lacked word in full, so in a memory of a few notes, which lacks
+        most words of any question, it answered nothing for most true matches
+        (``bench/agentmem/small.py --mode keyword``: see :data:`TELLING_LINES`)."""
+        if self.told_mass is None or self.told_mass == self.mass:
+            return self
+        return replace(self, mass=self.told_mass)
 
     def day_rows(
         self, index: IndexBackend, limit: int, sources: Sequence[str] | None = None
@@ -444,6 +460,7 @@ def query_profile(
         lacks_a_name=_lacks_a_name(query, kept, held_by, dfs),
         bridges=bridged,
         absent_share=lacked_weight / (held + lacked_weight) if held > 0 else 0.0,
+        told_mass=held + ABSENT_WEIGHT * sum(weights[t] * _small(lines, t) for t in missing),
         absent=tuple(missing),
         days=day_keys,
         day_weight=day_weight,
@@ -471,7 +488,13 @@ kept by the floor (hybrid) went .593 → .826 (a median of 6 chunks) and .728 �
 engineer's memory, .619 → .952 and .814 → .953 on the designer's; the cost is questions about
 what such a memory never mentions answered from its closest note (with nothing .800 → .600 and
 .867 → .867; .833 → .333 and .667 → .500). Both full memories write more than this in their
-main writing, so nothing there moved (bench/agentmem/NOTES.md)."""
+main writing, so nothing there moved (bench/agentmem/NOTES.md).
+
+Keyword search alone (:meth:`QueryProfile.alone`) counts a lacked word by memory's size the
+same way, down to :data:`LEAST_TOLD` (:func:`_small`), not by its writing's share: true
+matches kept went .575 → .613 and .633 → .696 on the engineer's memory, .419 → .628 and .628 →
+.721 on the designer's; with nothing 1.000 → .933 and 1.000 → .933, 1.000 → .833 and .833 →
+.833 (the first numbers with 0 other notes, the second with 4)."""
 
 
 def _telling(lines: dict[str, int], term: str) -> float:
@@ -490,6 +513,31 @@ def _telling(lines: dict[str, int], term: str) -> float:
     if not writings or not most:
         return 1.0
     return min(1.0, sum(lines.get(w, 0) for w in writings) / max(most, TELLING_LINES))
+
+
+LEAST_TOLD = 0.25
+"""The least share of its weight a word memory lacks keeps in keyword search alone, however
+small memory is (:func:`_small`). Keyword search alone has no judge of meaning behind it: with
+no such floor, one word of a memory of three notes answered a question whose three other words
+it lacks ("quokkas kangaroos wombats noodles" → "Lunch was noodles."). ``bench/agentmem/small.py
+--mode keyword``, true matches kept / questions about what memory never mentions answered with
+nothing, engineer's and designer's tuning halves with 0 other notes (4 other notes changed
+little): no floor .725 / .867 and .767 / .667; .15 .675 / .933 and .628 / .833; .25 .613 /
+.933 and .628 / .833; .35 .588 / 1.000 and .581 / .833; .5 .588 / 1.000 and .442 / 1.000."""
+
+
+def _small(lines: dict[str, int], term: str) -> float:
+    """How much it tells that memory lacks ``term`` in keyword search alone, from
+    :data:`LEAST_TOLD` to 1: the lines of the writing memory uses most against
+    :data:`TELLING_LINES`, the part of :func:`_telling` that says how small memory is. Not
+    the share of the term's writing: keyword search alone has no judge of meaning behind it,
+    and with that share an XQuAD-zh question asked of LoCoMo's English memory lacked nothing
+    that told, so one word it held (a number, a bridge) answered it (``bench/floor.py``: 2.7 →
+    22.5 % of such questions answered). Digits and symbols tell in full."""
+    most = max(lines.values(), default=0)
+    if not term_writings(term) or not most:
+        return 1.0
+    return min(1.0, max(LEAST_TOLD, most / TELLING_LINES))
 
 
 def _lacks_a_name(
