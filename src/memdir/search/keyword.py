@@ -301,9 +301,9 @@ class QueryProfile:
         """This profile as keyword search scores by it when it is the whole search (keyword
         mode, or hybrid fallen back to it): its :attr:`mass` is :attr:`told_mass`. In hybrid
         search the absent-term penalty counts a lacked word as much as its lack tells, and the
-        keyword half keeps the full mass its fusion weights were set with; keyword search
-        alone counted every lacked word in full, so in a memory of a few notes, which lacks
-        most words of any question, it answered nothing for most true matches
+        keyword half keeps the full mass its fusion weights were set with. Keyword search alone
+        has no such penalty: counting every lacked word in full, it answered nothing for most
+        true matches in a memory of a few notes, which lacks most words of any question
         (``bench/agentmem/small.py --mode keyword``: see :data:`TELLING_LINES`)."""
         if self.told_mass is None or self.told_mass == self.mass:
             return self
@@ -493,8 +493,8 @@ main writing, so nothing there moved (bench/agentmem/NOTES.md).
 Keyword search alone (:meth:`QueryProfile.alone`) counts a lacked word by memory's size the
 same way, down to :data:`LEAST_TOLD` (:func:`_small`), not by its writing's share: true
 matches kept went .575 → .613 and .633 → .696 on the engineer's memory, .419 → .628 and .628 →
-.721 on the designer's; with nothing 1.000 → .933 and 1.000 → .933, 1.000 → .833 and .833 →
-.833 (the first numbers with 0 other notes, the second with 4)."""
+.721 on the designer's; negatives answered with nothing 1.000 → .933 and 1.000 → .933,
+1.000 → .833 and .833 → .833 (the first numbers with 0 other notes, the second with 4)."""
 
 
 def _telling(lines: dict[str, int], term: str) -> float:
@@ -522,7 +522,7 @@ no such floor, one word of a memory of three notes answered a question whose thr
 it lacks ("quokkas kangaroos wombats noodles" → "Lunch was noodles."). ``bench/agentmem/small.py
 --mode keyword``, true matches kept / questions about what memory never mentions answered with
 nothing, engineer's and designer's tuning halves with 0 other notes (4 other notes changed
-little): no floor .725 / .867 and .767 / .667; .15 .675 / .933 and .628 / .833; .25 .613 /
+little): none .725 / .867 and .767 / .667; .15 .675 / .933 and .628 / .833; .25 .613 /
 .933 and .628 / .833; .35 .588 / 1.000 and .581 / .833; .5 .588 / 1.000 and .442 / 1.000."""
 
 
