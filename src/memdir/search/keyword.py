@@ -535,9 +535,9 @@ def _small(lines: dict[str, int], term: str) -> float:
     that told, so one word it held (a number, a bridge) answered it (``bench/floor.py``: 2.7 →
     22.5 % of such questions answered). Digits and symbols tell in full."""
     most = max(lines.values(), default=0)
-    if not term_writings(term) or not most:
+    if not term_writings(term) or not most or most >= TELLING_LINES:
         return 1.0
-    return min(1.0, max(LEAST_TOLD, most / TELLING_LINES))
+    return max(LEAST_TOLD, most / TELLING_LINES)
 
 
 def _lacks_a_name(
