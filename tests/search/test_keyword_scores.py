@@ -594,3 +594,21 @@ def test_keyword_search_alone_discounts_a_lack_by_memory_size_not_by_writing(
     lacked = small.weights["到期"]
     assert small.told_mass == pytest.approx(held + keyword.ABSENT_WEIGHT * lacked * share)
     assert small.alone().mass == small.told_mass < small.mass
+
+
+def test_the_word_naming_the_kind_of_the_answer_is_no_lack_that_tells(tmp_path: Path) -> None:
+    # "Which train": the notes name the train (高铁), not the word. Memory lacking "train"
+    # says nothing of whether it holds the answer, where "Is there a train …" asks about one.
+    files = {
+        "memory/2026-09-29.md": "- 17:00 国庆回杭州，高铁票买好了（10/1 08:14 虹桥 → 杭州东）。\n",
+        "memory/2026-09-30.md": "- Standup: take the Hangzhou office move slowly.\n",
+        "MEMORY.md": "- Mo's hometown is Hangzhou; parents live there.\n",
+    }
+    kind = _profile_of(tmp_path / "kind", files, "Which train does Mo take to Hangzhou?")
+    plain = _profile_of(tmp_path / "plain", files, "Does Mo take a train to Hangzhou?")
+    for profile in (kind, plain):
+        assert profile.absent == ("train",)  # named as lacked either way (not_in_memory)
+    assert kind.absent_share == 0.0 < plain.absent_share
+    held = sum(w for t, w in kind.weights.items() if t != "train")
+    assert kind.mass == pytest.approx(held)
+    assert plain.mass == pytest.approx(held + keyword.ABSENT_WEIGHT * plain.weights["train"])

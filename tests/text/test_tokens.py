@@ -300,6 +300,30 @@ def test_named_words_are_capitalised_where_no_sentence_starts() -> None:
 
 
 @pytest.mark.parametrize(
+    ("question", "kinds"),
+    [
+        ("Which train does Mo take to Hangzhou?", {"train"}),
+        ("How did she rate, and what database experience did she bring?", {"database"}),
+        ("What kind of cake did we order?", {"cake"}),
+        ("whose laptop was swapped, and which ticket replaced OPS-1324?", {"laptop", "ticket"}),
+        ("What did we decide? Which is faster?", set()),  # no kind: a verb or pronoun follows
+        ("What time step does the picker use?", set()),  # what time: the kind may come next
+        ("Which of the two clusters?", set()),
+        ("哪个集群先升级？", set()),  # English questions only
+        ("A ligand which signals through kinases.", set()),  # a relative clause
+        ("The rate at which cells convert strain, which causes fibrosis.", set()),
+        ("In the bake-off, what sank the second contender?", set()),
+        ("Done. What bug did Ken file?", {"bug"}),
+        ("What happened with OPS-1324, and what went wrong?", set()),  # verbs in the past
+    ],
+)
+def test_asked_kinds_are_the_words_after_which_and_what(question: str, kinds: set[str]) -> None:
+    from memdir.text import asked_kinds
+
+    assert asked_kinds(question) == kinds
+
+
+@pytest.mark.parametrize(
     ("text", "names"),
     [
         ("What was OPS-1324 about?", ["OPS-1324"]),

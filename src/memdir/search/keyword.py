@@ -14,6 +14,7 @@ from memdir.index.backend import IndexBackend
 from memdir.markdown import named_days
 from memdir.search.mentions import naming_chunks
 from memdir.text import (
+    asked_kinds,
     bilingual,
     bridge_term,
     fts_match,
@@ -238,7 +239,9 @@ class QueryProfile:
     """Each term's weight: its IDF times :func:`term_weight`."""
     mass: float
     """What a chunk holding every term would hold: the weights of the terms memory has, plus
-    ABSENT_WEIGHT of those it has nowhere."""
+    ABSENT_WEIGHT of those it has nowhere, but for the word a question names the kind of its
+    answer by (:func:`memdir.text.asked_kinds`: train in "Which train does Mo take?", where
+    the notes write 高铁)."""
     bm25_mass: float
     holds_identifier: bool
     """Whether memory holds an identifier of the query (``OPS-1234``, ``max_inflight``)."""
@@ -261,7 +264,8 @@ class QueryProfile:
     of them (a question in a language memory is not written in names nothing it lacks, it
     only uses other words). Each absent term counts as much as its lack tells
     (:func:`_telling`): in full in the writing memory uses most, a tenth where memory writes
-    a tenth as many lines in its writing."""
+    a tenth as many lines in its writing; the word naming the kind of the answer not at all
+    (see :attr:`mass`)."""
     told_mass: float | None = None
     """:attr:`mass` with each term memory has nowhere counted as much as its lack tells in a
     memory this small (:func:`_small`); ``None``: :attr:`mass`. What keyword search scores by
@@ -435,9 +439,13 @@ def query_profile(
     held_by = {t: dfs[t] > 0 or t in bridged for t in kept}
     held = sum(weights[t] for t in kept if held_by[t])
     missing = [t for t in kept if not held_by[t]]
-    absent = sum(weights[t] for t in missing)
-    lines = index.script_lines() if any(term_writings(t) for t in missing) else {}
-    lacked_weight = sum(weights[t] * _telling(lines, t) for t in missing)
+    # the word a question names the kind of its answer by (which train): the notes name an
+    # instance (高铁), so lacking it says little; it is still a word memory lacks
+    kinds = asked_kinds(query) if missing else set()
+    told = [t for t in missing if t not in kinds]
+    absent = sum(weights[t] for t in told)
+    lines = index.script_lines() if any(term_writings(t) for t in told) else {}
+    lacked_weight = sum(weights[t] * _telling(lines, t) for t in told)
     day_weight = presence_idf(total, dated) * IDENTIFIER_WEIGHT if dated else 0.0
     day_bm25 = fts5_idf(total, dated) * _BM25_COPIES if dated else 0.0
     held += day_weight
@@ -460,7 +468,7 @@ def query_profile(
         lacks_a_name=_lacks_a_name(query, kept, held_by, dfs),
         bridges=bridged,
         absent_share=lacked_weight / (held + lacked_weight) if held > 0 else 0.0,
-        told_mass=held + ABSENT_WEIGHT * sum(weights[t] * _small(lines, t) for t in missing),
+        told_mass=held + ABSENT_WEIGHT * sum(weights[t] * _small(lines, t) for t in told),
         absent=tuple(missing),
         days=day_keys,
         day_weight=day_weight,
@@ -574,8 +582,10 @@ def as_seen(
     missing = [t for t in profile.terms if t in lacked or t in profile.absent]
     held = sum(profile.weights[t] for t in profile.terms if t not in missing)
     held += profile.day_weight
-    lines = index.script_lines() if any(term_writings(t) for t in missing) else {}
-    lacked_weight = sum(profile.weights[t] * _telling(lines, t) for t in missing)
+    kinds = asked_kinds(query)
+    told = [t for t in missing if t not in kinds]  # as query_profile counts them
+    lines = index.script_lines() if any(term_writings(t) for t in told) else {}
+    lacked_weight = sum(profile.weights[t] * _telling(lines, t) for t in told)
     _, dfs = index.term_dfs(list(dict.fromkeys([*profile.terms, *_pieces(profile.terms)])))
     dfs = {**dfs, **dict.fromkeys(lacked, 0)}
     held_by = {t: t not in missing for t in profile.terms}

@@ -3,6 +3,7 @@
 from memdir.text.tokens import (
     FTS_TOKENIZE,
     TOKENIZER_VERSION,
+    asked_kinds,
     bridge_term,
     fts_document,
     fts_match,
@@ -24,6 +25,7 @@ from memdir.text.tokens import (
 __all__ = [
     "FTS_TOKENIZE",
     "TOKENIZER_VERSION",
+    "asked_kinds",
     "bridge_term",
     "fts_document",
     "fts_match",

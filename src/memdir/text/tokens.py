@@ -481,6 +481,43 @@ def named_words(query: str) -> set[str]:
     return found
 
 
+_ASKED_KIND = re.compile(r"\b(?:which|what|whose)(?:\s+(?:kind|sort|type)\s+of)?\s+([a-z]+)", re.I)
+_NO_KIND = frozenset((
+    "am", "is", "was", "are", "were", "be", "been", "did", "does", "do", "has", "have", "had", "will",
+    "would", "can", "could", "should", "shall", "may", "might", "must", "of", "the", "a", "an",
+    "to", "in", "on", "for", "about", "if", "i", "we", "you", "he", "she", "they", "it", "this",
+    "that", "these", "those", "my", "our", "your", "his", "her", "their", "its", "else",
+    "exactly",
+    "time", "day", "date",  # what time / day / date: the next word may be the kind
+))  # fmt: skip
+
+
+_ASKS_AFTER = ("and", "or", "but")
+
+
+def asked_kinds(query: str) -> set[str]:
+    """The words an English question names the kind of its answer by, lower-cased: the word
+    right after which, what or whose (or what kind of) where a question starts, or a part of
+    one after and / or / but: train in "Which train does Mo take to Hangzhou?", database in
+    "…, and what database experience did she bring?". Not in a relative clause ("a ligand which
+    signals", "the rate at which cells convert"). The answer names an instance of the kind
+    (高铁, PostgreSQL), so that memory lacks the kind's word says little
+    (:func:`memdir.search.keyword.query_profile`)."""
+    kinds = set()
+    for match in _ASKED_KIND.finditer(query):
+        before = query[: match.start()].rstrip()
+        opens = not before or before[-1] in _SENTENCE_END
+        if not opens and before[-1].isalpha():
+            last = before.rsplit(None, 1)[-1].lower()
+            opens = last in _ASKS_AFTER
+        word = match.group(1).lower()
+        # a verb in the past asks what did something ("what happened", "what went wrong")
+        verb = word.endswith("ed") or word in BASE_FORMS
+        if opens and word not in _NO_KIND and not verb:
+            kinds.add(word)
+    return kinds
+
+
 def fts_query(query: str, *, stopwords: frozenset[str] = frozenset()) -> str | None:
     """Build a safe FTS5 MATCH expression: every term quoted, joined with OR.
 
