@@ -775,8 +775,8 @@ def run_search(
             except EmbeddingError as exc:
                 warnings.append(f"vector search failed ({exc}); used keyword search")
                 mode = "keyword"
-                if profile is not None and profile.alone() is not profile:
-                    keyword_hits = keyword_hits_by(profile.alone())  # as keyword search
+                if profile is not None and (alone := profile.alone()) is not profile:
+                    keyword_hits = keyword_hits_by(alone)  # scored as keyword search alone
         if mode == "hybrid" and vectors is not None:
             extra = _vector_scores_of_keyword_hits(vectors, vector_text, vector_hits, keyword_hits)
             vector_hits = [*vector_hits, *extra]

@@ -439,12 +439,8 @@ def query_profile(
     held_by = {t: dfs[t] > 0 or t in bridged for t in kept}
     held = sum(weights[t] for t in kept if held_by[t])
     missing = [t for t in kept if not held_by[t]]
-    # the word a question names the kind of its answer by (which train): the notes name an
-    # instance (高铁), so lacking it says little; it is still a word memory lacks
-    kinds = asked_kinds(query) if missing else set()
-    told = [t for t in missing if t not in kinds]
+    told, lines = _told(index, query, missing)
     absent = sum(weights[t] for t in told)
-    lines = index.script_lines() if any(term_writings(t) for t in told) else {}
     lacked_weight = sum(weights[t] * _telling(lines, t) for t in told)
     day_weight = presence_idf(total, dated) * IDENTIFIER_WEIGHT if dated else 0.0
     day_bm25 = fts5_idf(total, dated) * _BM25_COPIES if dated else 0.0
@@ -503,6 +499,17 @@ same way, down to :data:`LEAST_TOLD` (:func:`_small`), not by its writing's shar
 matches kept went .575 → .613 and .633 → .696 on the engineer's memory, .419 → .628 and .628 →
 .721 on the designer's; negatives answered with nothing 1.000 → .933 and 1.000 → .933,
 1.000 → .833 and .833 → .833 (the first numbers with 0 other notes, the second with 4)."""
+
+
+def _told(index: IndexBackend, query: str, missing: list[str]) -> tuple[list[str], dict[str, int]]:
+    """The terms of ``missing`` (those memory lacks) that count against a note, and the lines
+    memory writes in each writing (:meth:`~memdir.index.backend.IndexBackend.script_lines`,
+    read only when one of them has a writing). All but the word a question names the kind of
+    its answer by (:func:`memdir.text.asked_kinds`, which train): the notes name an instance
+    (高铁), so lacking the word says little; it is still a word memory lacks."""
+    kinds = asked_kinds(query) if missing else set()
+    told = [t for t in missing if t not in kinds]
+    return told, index.script_lines() if any(term_writings(t) for t in told) else {}
 
 
 def _telling(lines: dict[str, int], term: str) -> float:
@@ -582,9 +589,7 @@ def as_seen(
     missing = [t for t in profile.terms if t in lacked or t in profile.absent]
     held = sum(profile.weights[t] for t in profile.terms if t not in missing)
     held += profile.day_weight
-    kinds = asked_kinds(query)
-    told = [t for t in missing if t not in kinds]  # as query_profile counts them
-    lines = index.script_lines() if any(term_writings(t) for t in told) else {}
+    told, lines = _told(index, query, missing)
     lacked_weight = sum(profile.weights[t] * _telling(lines, t) for t in told)
     _, dfs = index.term_dfs(list(dict.fromkeys([*profile.terms, *_pieces(profile.terms)])))
     dfs = {**dfs, **dict.fromkeys(lacked, 0)}
