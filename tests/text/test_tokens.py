@@ -87,6 +87,17 @@ def test_cjk_question_words_are_not_terms() -> None:
     assert '"会议"' in fts_query("性能会议过期")
 
 
+def test_japanese_question_words_only_in_japanese_questions() -> None:
+    # 何 and 今 ask "what" and "now" in a question holding kana; in a Chinese one they are
+    # parts of words, as the surname of 何佳 (searched for 佳 alone before)
+    assert '"何佳"' in fts_query("何佳负责哪个 KR")
+    assert fts_query("何佳って誰？") == '"佳"'
+    assert fts_query("今は何を使っていますか") == '"使"'
+    # the Chinese question words built on 何 are no terms
+    assert fts_query("于何时完成") == '"于" OR "完" OR "完成" OR "成"'
+    assert fts_query("从何种途径") == '"从" OR "途" OR "途径" OR "径"'
+
+
 def test_case_3_cjk_runs_become_unigrams_and_bigrams() -> None:
     assert fts_query("金银价格") == '"金" OR "金银" OR "银" OR "银价" OR "价" OR "价格" OR "格"'
     # Unlike OpenClaw, which keeps 価: Han variants are folded to one form on both sides

@@ -230,21 +230,28 @@ _ZH_FUNCTION = (
     "哪一", "哪家", "哪位", "怎么", "怎样", "如何", "多少", "多久", "几点", "几个", "几次", "是否",
     "是谁", "谁", "那次", "这次", "那个", "这个", "那些", "这些", "我们", "你们", "他们", "咱们",
     "一下", "请问", "当时", "目前", "当前", "如今", "眼下", "现阶段", "这阵子", "当初", "时候",
-    "大概", "大约", "左右", "到底", "究竟", "多长", "一共",
+    "大概", "大约", "左右", "到底", "究竟", "多长", "一共", "何时", "为何", "何处", "何种", "何为", "任何", "至今",
     "的", "了", "吗", "呢", "吧", "啊", "呀", "嘛", "么", "是",
 )  # fmt: skip
 _JA_FUNCTION = ("何", "誰", "今", "現在")
+"""Function words of Japanese questions (questions holding kana). In a Chinese question 何 and
+今 are parts of words: the surname of 何佳 (``Mo 和何佳的 1:1 上聊了什么？`` was searched
+for 佳 alone), 今天, 至今."""
+
+_KANA = re.compile("[\u3040-\u30ff]")
 
 
 @cache
-def _function_re() -> re.Pattern[str]:
-    """The function words above, plus every CJK stop word of two or more characters
-    (``目前``, ``最近``, ``之前`` …), longest first."""
+def _function_re(japanese: bool = True) -> re.Pattern[str]:
+    """The function words above (those of Japanese questions only when ``japanese``), plus
+    every CJK stop word of two or more characters (``目前``, ``最近``, ``之前`` …), longest
+    first."""
     from memdir.text.stopwords import CHINESE, JAPANESE
 
     multi = {w for w in CHINESE | JAPANESE if len(w) > 1 and _CJK_RUN.fullmatch(w)}
+    own = set(_ZH_FUNCTION) | (set(_JA_FUNCTION) if japanese else set())
     # matched against normalised text, so in the same form (誰 → 谁, 現在 → 现在)
-    folded = {variants.fold(w) for w in set(_ZH_FUNCTION) | set(_JA_FUNCTION) | multi}
+    folded = {variants.fold(w) for w in own | multi}
     words = sorted(folded, key=len, reverse=True)
     return re.compile("|".join(map(re.escape, words)))
 
@@ -340,15 +347,16 @@ _NUMBERED = re.compile(r"(?:\b(?:PR|MR|pr|mr|[Ii]ssue)[ \t]*)?(?<![\w#])#\d+\b")
 _LONE_IDENTIFIER = re.compile(r"(?<![\w])[A-Za-z0-9_]+(?![\w])", re.ASCII)
 
 
-def _content_pieces(run: str) -> list[str]:
-    """A CJK run of a query without its function words, as the pieces between them.
+def _content_pieces(run: str, japanese: bool = True) -> list[str]:
+    """A CJK run of a query without its function words, as the pieces between them; those of
+    Japanese questions (:data:`_JA_FUNCTION`) only when ``japanese``.
 
     Hiragana is dropped from runs that also hold kanji or katakana: in a Japanese question it
     is particles and inflection (東京に来ますか → 東京, 来); a run of hiragana alone is kept.
     """
     if _HANGUL_RUN.fullmatch(run):
         return [_korean_piece(run)] if _korean_piece(run) else []
-    pieces = [p for p in _function_re().split(run) if p]
+    pieces = [p for p in _function_re(japanese).split(run) if p]
     if _HIRAGANA.sub("", run):  # not hiragana only
         pieces = [q for p in pieces for q in _HIRAGANA.split(p) if q]
     return pieces
@@ -368,11 +376,12 @@ def _query_tokens(text: str) -> list[str]:
     if text.isascii():
         return _ASCII_TOKEN.findall(text.lower())
     out: list[str] = []
+    japanese = _KANA.search(text) is not None
     for token in _tables()[1].findall(_normalise(text)):
         if token.isascii() or not _CJK_RUN.match(token):
             out.append(token)
         else:
-            for piece in _content_pieces(token):
+            for piece in _content_pieces(token, japanese):
                 out.extend(_cjk_grams(piece))
             out.extend(_okurigana_grams(token))
     return out
