@@ -125,6 +125,54 @@ class SyncStats:
     cpu_seconds: float  # CPU time of this process over the same call
 
 
+def set_constants(pairs: Sequence[str]) -> dict[str, list[float]]:
+    """Set module constants of memdir for this process, for measuring a value other than the
+    one the code sets: ``["search.keyword.HEADING_BONUS=0.2"]`` (``memdir.`` may be left off).
+    Each must name an existing int or float; an int takes only a whole number. Returns
+    ``{name: [old, new]}`` for the results file.
+
+    Only what reads the module's global at call time sees the new value: a constant copied
+    into another module by ``from … import NAME`` is refused (that copy would keep the old
+    value), and one a function took as a default argument when it was defined
+    (``close=CLOSE_MATCH``) is not reached at all; check that a sweep moves something before
+    reading anything into a sweep that moves nothing."""
+    import importlib
+
+    done: dict[str, list[float]] = {}
+    for pair in pairs:
+        name, sep, raw = pair.partition("=")
+        path, dot, attr = name.strip().rpartition(".")
+        if not sep or not dot or not attr:
+            raise SystemExit(f"error: --constant expects MODULE.NAME=VALUE, got {pair!r}")
+        module_name = path if path.startswith("memdir") else f"memdir.{path}"
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            raise SystemExit(f"error: --constant {pair!r}: no module {module_name}") from None
+        old = getattr(module, attr, None)
+        if isinstance(old, bool) or not isinstance(old, int | float):
+            raise SystemExit(f"error: --constant {pair!r}: {module_name}.{attr} is no number")
+        try:
+            value = float(raw)
+        except ValueError:
+            raise SystemExit(f"error: --constant {pair!r}: {raw!r} is no number") from None
+        if isinstance(old, int) and not value.is_integer():
+            raise SystemExit(f"error: --constant {pair!r}: {module_name}.{attr} is an int")
+        for other_name, other in list(sys.modules.items()):
+            if (
+                other is not module
+                and other_name.startswith("memdir")
+                and getattr(other, attr, None) is old
+            ):
+                raise SystemExit(
+                    f"error: --constant {pair!r}: {other_name} holds its own copy of {attr}"
+                )
+        new = type(old)(value)
+        setattr(module, attr, new)
+        done[f"{module_name}.{attr}"] = [old, new]
+    return done
+
+
 def parse_overrides(pairs: Sequence[str]) -> dict[str, Any]:
     """``["chunking.tokens=200", "search.mmr.enabled=false"]`` → typed dict (JSON values, else str)."""
     out: dict[str, Any] = {}

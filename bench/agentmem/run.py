@@ -2,6 +2,7 @@
 
     python bench/agentmem/run.py [--memory engineer|designer] [--split tune|test|all]
                                  [--provider local|none] [--set KEY=VALUE]
+                                 [--constant MODULE.NAME=VALUE]
                                  [--systems keyword,vector,hybrid,fts5,grep] [--show-misses SYSTEM]
 
 The workspace (``bench/agentmem/workspace/``) is an engineer's agent memory in English, Chinese,
@@ -53,6 +54,7 @@ from common import (  # noqa: E402
     environment,
     parse_overrides,
     print_table,
+    set_constants,
     write_results,
 )
 
@@ -255,9 +257,18 @@ def main() -> int:
     parser.add_argument("--provider", default="local", help="embedding.provider for vector/hybrid")
     parser.add_argument("--systems", default=",".join(SYSTEMS))
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument(
+        "--constant",
+        action="append",
+        default=[],
+        metavar="MODULE.NAME=VALUE",
+        help="measure another value of a search constant, e.g."
+        " --constant search.keyword.HEADING_BONUS=0.2 (repeatable; bench/common.set_constants)",
+    )
     parser.add_argument("--show-misses", default=None, metavar="SYSTEM")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
+    constants = set_constants(args.constant)
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     unknown = sorted(set(systems) - set(SYSTEMS))
     if unknown:
@@ -335,7 +346,12 @@ def main() -> int:
             "questions": len(questions),
             "files": len(files),
             "memdir_chunks": chunks if memdir_modes else None,
-            "settings": {"provider": args.provider, "set": args.set, "k": K},
+            "settings": {
+                "provider": args.provider,
+                "set": args.set,
+                "constants": constants,
+                "k": K,
+            },
             "environment": environment(),
             "results": results,
         },
