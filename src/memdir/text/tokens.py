@@ -236,7 +236,7 @@ _ZH_FUNCTION = (
 _JA_FUNCTION = ("何", "誰", "今", "現在")
 """Function words of Japanese questions (questions holding kana). In a Chinese question 何 and
 今 are parts of words: the surname of 何佳 (``Mo 和何佳的 1:1 上聊了什么？`` was searched
-for 佳 alone), 今天, 至今."""
+for 佳 alone), 今年 (this year)."""
 
 _KANA = re.compile("[\u3040-\u30ff]")
 
