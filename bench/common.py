@@ -133,9 +133,9 @@ def set_constants(pairs: Sequence[str]) -> dict[str, list[float]]:
 
     Only what reads the module's global at call time sees the new value: a constant copied
     into another module by ``from … import NAME`` is refused (that copy would keep the old
-    value), and one a function took as a default argument when it was defined
-    (``close=CLOSE_MATCH``) is not reached at all; check that a sweep moves something before
-    reading anything into a sweep that moves nothing."""
+    value), and one a function took as a default argument when it was defined is not reached
+    at all; check that a sweep moves something before reading anything into a sweep that
+    moves nothing."""
     import importlib
 
     done: dict[str, list[float]] = {}

@@ -124,8 +124,8 @@ def first_mention_first(
     score: Callable[[T], float],
     where: Callable[[T], tuple[str, str, int] | None],
     *,
-    close: float = CLOSE_MATCH,
-    rivals: int = MAX_RIVALS,
+    close: float | None = None,
+    rivals: int | None = None,
     in_passing: Callable[[T], bool] | None = None,
 ) -> list[T]:
     """``ranked`` (best first) with the close rivals of the best result that mention the
@@ -153,8 +153,13 @@ def first_mention_first(
     return head + items[n:]
 
 
-def _rivals(items: list[T], score: Callable[[T], float], close: float, rivals: int) -> int:
-    """How many of the first ``rivals`` items score at least ``close`` × the first one's."""
+def _rivals(
+    items: list[T], score: Callable[[T], float], close: float | None, rivals: int | None
+) -> int:
+    """How many of the first ``rivals`` items score at least ``close`` × the first one's
+    (``None``: :data:`MAX_RIVALS`, :data:`CLOSE_MATCH`, as they are when called)."""
+    close = CLOSE_MATCH if close is None else close
+    rivals = MAX_RIVALS if rivals is None else rivals
     if len(items) < 2 or score(items[0]) <= 0:
         return 0
     best = score(items[0])
@@ -169,8 +174,8 @@ def latest_first(
     score: Callable[[T], float],
     date: Callable[[T], str | None],
     *,
-    close: float = CLOSE_MATCH,
-    rivals: int = MAX_RIVALS,
+    close: float | None = None,
+    rivals: int | None = None,
     named: Callable[[T], bool] | None = None,
 ) -> list[T]:
     """``ranked`` (best first) with the close rivals of the best result in date order.
@@ -188,7 +193,7 @@ def latest_first(
         floor = NAMED_RIVAL * score(items[0])
         at += [
             i
-            for i in range(n, min(rivals, len(items)))
+            for i in range(n, min(MAX_RIVALS if rivals is None else rivals, len(items)))
             if named(items[i]) and score(items[i]) >= floor
         ]
     if len(at) < 2:
