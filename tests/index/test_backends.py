@@ -479,6 +479,29 @@ def test_an_index_dated_the_old_way_is_rebuilt_with_heading_dates_without_a_year
         assert [r.date for r in mem.search("HNM-147", min_score=0)] == ["2026-11-26"]
 
 
+def test_an_index_cut_without_the_section_slack_is_rebuilt(
+    tmp_path: Path, backend: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import memdir.chunking as chunking
+    import memdir.index.sync as sync
+
+    item = "- 10:00 " + "word " * 60
+    day = "# 2026-11-25\n\n" + "\n".join([item] * 6 + ["- 16:00 hoshimi_weekly ATL-365"])
+    ws = _workspace(tmp_path / "ws", {"memory/2026-11-25.md": day + "\n"})
+    with monkeypatch.context() as old:  # as memdir cut sections before: at the size exactly
+        old.setattr(sync, "SECTION_SLACK", 1.0)
+        old.setattr(chunking, "SECTION_SLACK", 1.0)
+        with Memory(ws, overrides={**KEYWORD_ONLY, **backend}) as mem:
+            mem.sync()
+            assert mem.status()["chunks"] == 2
+    with Memory(ws, overrides={**KEYWORD_ONLY, **backend}) as mem:
+        report = mem.sync()
+        assert report.full_rebuild and "section_slack" in (report.rebuild_reason or "")
+        assert mem.status()["chunks"] == 1
+        hit = mem.search("ATL-365", min_score=0).results[0]
+        assert (hit.start_line, hit.end_line) == (1, 9)
+
+
 def test_chunks_are_read_by_the_day_they_are_dated(tmp_path: Path, backend: dict[str, str]) -> None:
     ws = _workspace(tmp_path / "ws")
     (ws / "memory" / "2025-01-12.md").write_text("# 2025-01-12\n\n- a year before\n")

@@ -20,6 +20,7 @@ from pathlib import PurePosixPath
 from zoneinfo import ZoneInfo
 
 from memdir.chunking import (
+    SECTION_SLACK,
     STRATEGIES,
     Chunk,
     chunk_markdown,
@@ -114,6 +115,7 @@ def index_shape(
     if strategy == "structure":
         shape["timezone"] = timezone
         shape["chunk_dates"] = CHUNK_DATES
+        shape["section_slack"] = SECTION_SLACK
     return shape
 
 
