@@ -240,7 +240,7 @@ def test_search_prints_score_and_citation(workspace: Path) -> None:
 
 def test_search_prints_the_heading_path_of_a_later_piece(tmp_path: Path, write: WriteFile) -> None:
     animals = ["yak", "emu", "gnu", "quokka"]
-    long = "\n\n".join(f"The {animal} plan " + "word " * 80 for animal in animals)
+    long = "\n\n".join(f"The {animal} plan " + "word " * 120 for animal in animals)
     write(tmp_path, "memory/projects/relay.md", f"## Broker\n\n{long}\n")
     result = run(["search", "quokka", "-w", str(tmp_path)])
     assert result.exit_code == 0, result.output
