@@ -39,6 +39,7 @@ from itertools import chain
 
 from memdir.text import variants
 from memdir.text.irregular import BASE_FORMS, base_form
+from memdir.text.scripts import line_script
 
 __all__ = [
     "FTS_TOKENIZE",
@@ -238,8 +239,6 @@ _JA_FUNCTION = ("何", "誰", "今", "現在")
 今 are parts of words: the surname of 何佳 (``Mo 和何佳的 1:1 上聊了什么？`` was searched
 for 佳 alone), 今年 (this year)."""
 
-_KANA = re.compile("[\u3040-\u30ff]")
-
 
 @cache
 def _function_re(japanese: bool = True) -> re.Pattern[str]:
@@ -376,7 +375,7 @@ def _query_tokens(text: str) -> list[str]:
     if text.isascii():
         return _ASCII_TOKEN.findall(text.lower())
     out: list[str] = []
-    japanese = _KANA.search(text) is not None
+    japanese = line_script(text) == "ja"  # it holds kana
     for token in _tables()[1].findall(_normalise(text)):
         if token.isascii() or not _CJK_RUN.match(token):
             out.append(token)
