@@ -187,13 +187,14 @@ def latest_first(
     date says nothing about when it was true), each group keeping its order otherwise.
     """
     items = list(ranked)
+    rivals = MAX_RIVALS if rivals is None else rivals
     n = _rivals(items, score, close, rivals)
     at = list(range(n))
     if named is not None and items and score(items[0]) > 0:
         floor = NAMED_RIVAL * score(items[0])
         at += [
             i
-            for i in range(n, min(MAX_RIVALS if rivals is None else rivals, len(items)))
+            for i in range(n, min(rivals, len(items)))
             if named(items[i]) and score(items[i]) >= floor
         ]
     if len(at) < 2:
