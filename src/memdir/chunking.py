@@ -477,7 +477,8 @@ def _split(
     doc: MarkdownDoc, start: int, end: int, max_chars: int, overlap_chars: int, tokens: int
 ) -> list[list[tuple[str, int]]]:
     """Cut lines ``start``..``end`` (0-based, end exclusive) into pieces of at most ``max_chars``
-    weighted characters, each a list of ``(segment, 1-based line number)``.
+    weighted characters, each a list of ``(segment, 1-based line number)``; lines no longer
+    than half that stay one piece up to :data:`SECTION_SLACK` times it.
 
     Each cut goes at the best place within reach: a blank line, else the start of a top-level
     list item (either only if the piece before it holds a quarter of a chunk), else any line
@@ -491,11 +492,16 @@ def _split(
     segments: list[tuple[str, int]] = []
     ranks: list[int] = []
     prefix = [0]
+    widest = 0  # the weight of the longest line
     for i in range(start, end):
+        before = prefix[-1]
         for k, segment in enumerate(_segments(lines[i], max_chars, tokens)):
             segments.append((segment, i + 1))
             ranks.append(_IN_LINE if k else line_ranks[i - start])
             prefix.append(prefix[-1] + weighted_length(segment) + 1)
+        widest = max(widest, prefix[-1] - before)
+    if max_chars < prefix[-1] <= max_chars * SECTION_SLACK and widest <= max_chars // 2:
+        max_chars = prefix[-1]  # a little over the size, in short lines: no cut
     count = len(segments)
     pieces: list[list[tuple[str, int]]] = []
     last: tuple[int, int] = (-1, -1)  # the segment range of the last piece kept
@@ -621,11 +627,7 @@ def chunk_markdown(
         heading_day = next(
             (d for h in reversed(section.path) if (d := heading_date(h.title, reference))), None
         )
-        lengths = [weighted_length(line) + 1 for line in doc.lines[section.start : section.end]]
-        size = sum(lengths)
-        whole = size <= max_chars * SECTION_SLACK and max(lengths, default=0) <= max_chars // 2
-        limit = max(max_chars, size) if whole else max_chars
-        for piece in _split(doc, section.start, section.end, limit, overlap_chars, tokens):
+        for piece in _split(doc, section.start, section.end, max_chars, overlap_chars, tokens):
             body = _join(piece)
             starts = section.own is not None and piece[0][1] == section.own.line + 1
             chunks.append(
