@@ -218,6 +218,7 @@ class Store:
         self.effective_modes: Counter[str] = Counter()
         self.last_cpu_seconds = 0.0
         self.last_best_score = 0.0
+        self.last_floor_share = 1.0
         self.warnings: Counter[str] = Counter()
         self._seeded = False  # shared embedding cache copied in (first sync only)
 
@@ -328,7 +329,8 @@ class Store:
         and any warnings are tallied in ``effective_modes`` and ``warnings``. The CPU time of
         the call is kept in ``last_cpu_seconds``: on a shared machine it moves less than wall time,
         and the score whether to answer was judged by in ``last_best_score`` (the best result's
-        without the lift of its best line: ``SearchResponse.best_score``).
+        without the lift of its best line: ``SearchResponse.best_score``), against the share
+        of the floor in ``last_floor_share`` (``SearchResponse.floor_share``).
         """
         cpu = time.process_time()
         start = time.perf_counter()
@@ -338,6 +340,7 @@ class Store:
         seconds = time.perf_counter() - start
         self.last_cpu_seconds = time.process_time() - cpu
         self.last_best_score = float(getattr(raw, "best_score", 0.0))
+        self.last_floor_share = float(getattr(raw, "floor_share", 1.0))
         self.effective_modes[str(getattr(raw, "mode", self.mode))] += 1
         for warning in getattr(raw, "warnings", ()) or ():
             self.warnings[str(warning)] += 1
@@ -665,16 +668,23 @@ class QueryResult:
     seconds: float
     cpu_seconds: float
     best: float = 0.0  # the score whether to answer is judged by (``SearchResponse.best_score``)
+    floor_share: float = (
+        1.0  # the share of the floor it must reach (``SearchResponse.floor_share``)
+    )
 
 
-def kept_at_floor(scores: Sequence[float], best: float, floor: float) -> list[bool]:
+def kept_at_floor(
+    scores: Sequence[float], best: float, floor: float, share: float = 1.0
+) -> list[bool]:
     """Which of a search's results (run at ``min_score`` 0) a caller at ``floor`` gets, as
     memdir decides it: nothing unless ``best`` (``SearchResponse.best_score``, the best result
-    without the lift of its best line) reaches the floor, then each result scoring at least
-    ``COMPANION_SHARE`` of it."""
+    without the lift of its best line) reaches ``share`` of the floor
+    (``SearchResponse.floor_share``), then each result scoring at least ``COMPANION_SHARE`` of
+    that."""
     _import_memory()
     from memdir.search.engine import COMPANION_SHARE
 
+    floor *= share
     if best < floor:
         return [False] * len(scores)
     return [s >= COMPANION_SHARE * floor for s in scores]
@@ -701,7 +711,7 @@ def at_min_score(
     """What a caller using the default ``search.min_score`` would get (:func:`kept_at_floor`)."""
     kept = []
     for r in results:
-        keep = kept_at_floor(r.scores, r.best, floor)
+        keep = kept_at_floor(r.scores, r.best, floor, r.floor_share)
         kept.append(
             QueryResult(
                 r.query_id,
@@ -711,6 +721,7 @@ def at_min_score(
                 r.seconds,
                 r.cpu_seconds,
                 r.best,
+                r.floor_share,
             )
         )
     scores = beir_scores(kept, qrels)
@@ -752,6 +763,7 @@ def run_beir(
                     seconds,
                     store.last_cpu_seconds,
                     store.last_best_score,
+                    store.last_floor_share,
                 )
             )
         chunks = store.chunk_count()

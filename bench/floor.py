@@ -13,8 +13,10 @@ Two rates, measured over a sweep of floors, at the default settings otherwise (6
   LoCoMo store. It passes (wrongly) when the search answers at that floor.
 
 Whether a search answers is judged as memdir judges it: by ``SearchResponse.best_score``, the
-best result's score without the lift a chunk's best line gives it (``embedding.line_vectors``).
-A true pass needs both that and the answer's own result at or above the floor.
+best result's score without the lift a chunk's best line gives it (``embedding.line_vectors``),
+against ``SearchResponse.floor_share`` of the floor (half of it in keyword search when memory
+holds every word of the question). A true pass needs both that and the answer's own result at
+or above that share of the floor.
 
 The recommended floor maximises true pass − false pass (Youden's J) for the given mode.
 
@@ -48,6 +50,13 @@ from locomo import load_locomo, write_daily_workspace
 
 FLOORS = [round(i / 100, 2) for i in range(0, 91)]
 MAX_RESULTS = 6
+
+
+def _judged(store: Store, score: float) -> float:
+    """``score`` on the scale of the floor the last search was judged against: a search whose
+    best result must reach only a share of the floor (``SearchResponse.floor_share``) passes a
+    floor when ``score`` / that share reaches it."""
+    return score / store.last_floor_share if store.last_floor_share > 0 else 1.0
 
 
 def _rates(true_scores: list[float], false_scores: list[float]) -> list[dict[str, float]]:
@@ -118,11 +127,11 @@ def main() -> None:
                     if any(p == h.path and h.start_line <= ln <= h.end_line for p, ln in where)
                 ]
                 if good:
-                    true_scores["locomo"].append(min(max(good), own.last_best_score))
+                    true_scores["locomo"].append(_judged(own, min(max(good), own.last_best_score)))
                 else:
                     unretrieved["locomo"] += 1
                 other.search(q.text, MAX_RESULTS)
-                false_scores["locomo→other"].append(other.last_best_score)
+                false_scores["locomo→other"].append(_judged(other, other.last_best_score))
         xq = {lang: load_beir(data / "xquad" / f"beir_{lang}") for lang in ("en", "zh")}
         xstores = {}
         for lang, ds in xq.items():
@@ -147,11 +156,13 @@ def main() -> None:
                     good = [h.score for h in hits if paths.get(h.path) in relevant]
                     key = f"xquad-{qlang}" if qlang == clang else f"xquad-{qlang}→{clang}"
                     if good:
-                        true_scores[key].append(min(max(good), store.last_best_score))
+                        true_scores[key].append(
+                            _judged(store, min(max(good), store.last_best_score))
+                        )
                     else:
                         unretrieved[key] += 1
                 any_locomo.search(text, MAX_RESULTS)
-                false_scores["xquad→locomo"].append(any_locomo.last_best_score)
+                false_scores["xquad→locomo"].append(_judged(any_locomo, any_locomo.last_best_score))
         for store in stores.values():
             store.__exit__(None, None, None)
         for store, _ in xstores.values():

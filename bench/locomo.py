@@ -226,7 +226,9 @@ def eval_turns(
             continue
         hits, seconds = store.timed_search(q.text, max(TURN_KS))
         ranked = unique(path_to_turn[h.path] for h in hits if h.path in path_to_turn)
-        keep = kept_at_floor([h.score for h in hits], store.last_best_score, floor)
+        keep = kept_at_floor(
+            [h.score for h in hits], store.last_best_score, floor, store.last_floor_share
+        )
         kept = unique(
             path_to_turn[h.path]
             for h, k in zip(hits, keep, strict=True)

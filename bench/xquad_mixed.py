@@ -84,7 +84,9 @@ def main() -> None:
             if any(
                 k and article[d] != article[next(iter(dataset.qrels[r.query_id]))]
                 for d, k in list(
-                    zip(r.ranked, kept_at_floor(r.scores, r.best, floor), strict=True)
+                    zip(
+                        r.ranked, kept_at_floor(r.scores, r.best, floor, r.floor_share), strict=True
+                    )
                 )[:6]
             )
         )

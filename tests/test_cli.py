@@ -259,16 +259,27 @@ def test_search_says_how_far_the_best_fell_short_of_the_floor(
     tmp_path: Path, write: WriteFile
 ) -> None:
     write(tmp_path, "memory/projects/relay.md", "# Relay\n\nThe quokka exporter runs hourly.\n")
-    shown = run(["search", "quokka exporter", "--json", "--min-score", "0", "-w", str(tmp_path)])
-    best = json.loads(shown.stdout)["best_score"]
+    query = "quokka exporter wombat"  # memory lacks a word: the whole floor
+    shown = run(["search", query, "--json", "--min-score", "0", "-w", str(tmp_path)])
+    data = json.loads(shown.stdout)
+    best = data["best_score"]
     assert 0 < best < 0.99
-    assert best == max(r["score"] for r in json.loads(shown.stdout)["results"])  # no lines here
-    result = run(["search", "quokka exporter", "--min-score", "0.99", "-w", str(tmp_path)])
+    assert data["floor_share"] == 1.0
+    assert best == max(r["score"] for r in data["results"])  # no lines here
+    result = run(["search", query, "--min-score", "0.99", "-w", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines() == [
-        "No matches.",
+        "No matches. No note mentions: wombat.",
         f"The best scored {best:.3f}, under the floor 0.99 (--min-score 0 shows every result).",
     ]
+    # memory holds every word: keyword search answers at half the floor, and says so
+    query = "quokka hourly"
+    shown = run(["search", query, "--json", "--min-score", "0", "-w", str(tmp_path)])
+    best = json.loads(shown.stdout)["best_score"]
+    assert json.loads(shown.stdout)["floor_share"] == 0.5
+    assert 0.495 < best < 0.99
+    result = run(["search", query, "--json", "--min-score", "0.99", "-w", str(tmp_path)])
+    assert [r["path"] for r in json.loads(result.stdout)["results"]] == ["memory/projects/relay.md"]
 
 
 def test_search_names_the_words_no_note_mentions(tmp_path: Path, write: WriteFile) -> None:
@@ -303,6 +314,7 @@ def test_search_json_shape(workspace: Path) -> None:
         "elapsed_ms",
         "not_in_memory",
         "best_score",
+        "floor_share",
         "results",
     }
     # no embedder in these tests: a script can tell that the search fell back to keywords
@@ -351,8 +363,13 @@ def test_search_max_results_and_min_score(tmp_path: Path, write: WriteFile) -> N
     assert {h["path"] for h in every[:2]} == {"memory/n6.md", "memory/n7.md"}
     assert len(set(scores)) >= 2
     # --min-score is the bar the best result must clear; the others are kept down to half of it.
+    # (With a word memory lacks: keyword search halves the bar when memory holds every word.)
+    query = ["search", "kiwi mango papaya durian", "--json", "-w", str(ws), "-n", "20"]
+    shown = json.loads(run([*query, "--min-score", "0"]).stdout)
+    assert shown["floor_share"] == 1.0
+    scores = [h["score"] for h in shown["results"]]
+    assert len(scores) == 8 and len(set(scores)) >= 2
     cut = (max(scores) + 2 * min(scores)) / 3
-    query = ["search", "kiwi mango papaya", "--json", "-w", str(ws), "-n", "20"]
     kept = json.loads(run([*query, "--min-score", str(cut)]).stdout)["results"]
     assert 0 < len(kept) < 8
     assert len(kept) == sum(score >= COMPANION_SHARE * cut for score in scores)

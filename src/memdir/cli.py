@@ -641,7 +641,8 @@ def index(force: bool, quiet: bool, strict: bool, backend: str | None, as_json: 
     "--min-score",
     type=click.FloatRange(0, 1),
     help="Answer only if the best result scores at least this (by the chunk's own vector, not"
-    " its best line's: --json's best_score), keeping the others down to half of it (default:"
+    " its best line's: --json's best_score; in keyword search half of it when memory holds"
+    " every word of the query), keeping the others down to half of that (default:"
     " search.min_score).",
 )
 @click.option("--mode", type=click.Choice(MODES), help="Search mode (default: search.mode).")
@@ -658,7 +659,9 @@ def search(
 
     With --json, one object: query, mode (the one used; keyword when vector search was
     unavailable), requested_mode, warnings, elapsed_ms, not_in_memory (the query's words no
-    note holds), best_score (what was judged against the floor) and results (path,
+    note holds), best_score (what was judged against the floor), floor_share (the share
+    of the floor it had to reach: 0.5 in keyword search when memory holds every word of the
+    query, else 1) and results (path,
     start_line, end_line, score, snippet, source, citation, vector_score, text_score,
     heading, date), as the memory_search tool gives them.
 
@@ -683,11 +686,12 @@ def _print_results(response: SearchResponse, floor: float) -> None:
     absent = ", ".join(_shown(w) for w in response.not_in_memory)
     if not response.results:
         click.echo(f"No matches. No note mentions: {absent}." if absent else "No matches.")
-        if 0 < response.best_score < floor:
+        needed = floor * response.floor_share  # half of it for a question memory holds all of
+        if 0 < response.best_score < needed:
             # How far the nearest note fell short: a floor too high for this memory shows here.
             click.echo(
                 click.style(
-                    f"The best scored {response.best_score:.3f}, under the floor {floor:g}"
+                    f"The best scored {response.best_score:.3f}, under the floor {needed:g}"
                     " (--min-score 0 shows every result).",
                     dim=True,
                 )

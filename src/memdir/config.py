@@ -378,8 +378,9 @@ SETTINGS: tuple[Setting, ...] = (
         "search.min_score",
         0.35,
         float,
-        "A search answers only if its best result scores at least this; the other results "
-        "are kept down to half of it.",
+        "A search answers only if its best result scores at least this (keyword search: half "
+        "of it when memory holds every word of the query); the other results are kept down "
+        "to half of that.",
         _between(0.0, 1.0),
     ),
     Setting(

@@ -429,6 +429,53 @@ def test_the_best_result_decides_whether_there_is_an_answer(tmp_path: Path) -> N
     index.close()
 
 
+def test_keyword_search_answers_at_half_the_floor_when_memory_holds_every_word(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A keyword score is the share of the question's weight one note holds, so a question of
+    many words that each note holds a few of scores under the floor however much memory knows
+    of it. What tells memory cannot answer is a word it holds nowhere: when it lacks none, the
+    best result need only reach HELD_FLOOR_SHARE of ``min_score`` (and ``floor_share`` says
+    so). Not in hybrid search, whose absent-term penalty and meaning judge that."""
+    index = Index.open(tmp_path / "index.sqlite")
+    notes = {
+        "a.md": "Scaled the consumers to six pods to drain the backlog.",
+        "b.md": "Outage review on Friday.",
+        "c.md": "The gateway alert fired twice.",
+        "d.md": "Thresholds raised for the ledger.",
+        "e.md": "Staging was quiet all week.",
+        "f.md": "Lunch at the noodle place near the office.",
+    }
+    ids = {path: add_note(index, path, text) for path, text in notes.items()}
+    asked = "how many pods drained the backlog after the outage review, when gateway thresholds"
+
+    def search(query: str, min_score: float = 0.35, **kw: Any) -> SearchResponse:
+        settings = SearchSettings(mode=kw.pop("mode", "keyword"), min_score=min_score)
+        return run_search(index, query, settings, workspace=tmp_path, stopwords=STOP_WORDS, **kw)
+
+    held = f"{asked} were raised on staging?"
+    best = search(held, min_score=0).best_score
+    assert engine.HELD_FLOOR_SHARE * 0.35 <= best < 0.35
+    found = search(held)
+    assert (found.floor_share, found.not_in_memory) == (engine.HELD_FLOOR_SHARE, ())
+    assert [r.path for r in found.results][:1] == ["a.md"]
+    # a word memory holds nowhere: the whole floor, and nothing reaches it
+    lacking = search(f"{asked} were raised on kubernetes?")
+    assert (lacking.floor_share, lacking.not_in_memory, lacking.results) == (
+        1.0,
+        ("kubernetes",),
+        (),
+    )
+    # a quoted span no note writes as written counts as lacked too
+    quoted = search(f"{asked} were raised on `staging gateway`?")
+    assert (quoted.floor_share, quoted.results) == (1.0, ())
+    hybrid = search(held, mode="hybrid", vectors=_Fixed([(i, 0.1) for i in ids.values()]))
+    assert (hybrid.mode, hybrid.floor_share) == ("hybrid", 1.0)
+    monkeypatch.setattr(engine, "HELD_FLOOR_SHARE", 1.0)
+    assert search(held).results == ()
+    index.close()
+
+
 class _Scoring(_Fixed):
     """A vector half that can also score chunks it did not return, for the query it searched."""
 

@@ -208,6 +208,20 @@ ranked 2nd-5th often scores under the best one by more than the floor's margin, 
 on every result dropped it (bench/agentmem, tuning half, hybrid: true matches kept 80 % → 88 %,
 R@5 .570 → .622 at the same negatives answered with nothing)."""
 
+HELD_FLOOR_SHARE = 0.5
+"""In keyword search, what share of ``min_score`` the best result must reach when memory holds
+every word of the question (no :attr:`~memdir.search.keyword.QueryProfile.absent` term, no
+name it lacks, no quoted span it does not hold as written). A keyword score is the share of
+the question's weight one chunk holds, so a question of many words, each held by another
+note (a multi-hop question, a long paraphrase), scores low however much memory knows of it;
+what tells memory cannot answer is a word it holds nowhere, and every unanswerable question
+of both tuning halves that keyword search left unanswered lacks one. bench/agentmem, keyword
+search, the engineer's tuning half: hit@1 / R@5 .442 / .663 → .477 / .692, negatives answered
+with nothing .80 either way (the same at .6, .4 and 0); the designer's: R@5 .659 → .670,
+negatives unmoved. bench/floor.py, keyword: XQuAD questions answered from a LoCoMo store that
+never mentions their subject 2.9 % → 3.4 % at the default floor (3.5 % at any share down to
+.01); LoCoMo questions asked of another conversation .8 % either way."""
+
 # Threads for the vector half of hybrid searches (query embedding + matrix product), which
 # release the GIL and so overlap with the keyword half: a hybrid search costs about the slower
 # half plus the merge, not the sum (bench/hybrid_latency.py).
@@ -622,6 +636,17 @@ def _hidden_terms(
     return hidden
 
 
+def _lacks_nothing(
+    profile: QueryProfile | None, literals: Sequence[str], held: Sequence[str]
+) -> bool:
+    """Whether memory, as the caller sees it, holds every word of the question: ``profile``
+    lacks no term and no name, and memory holds each of its first quoted ``literals`` as
+    written (``held``). See :data:`HELD_FLOOR_SHARE`."""
+    if profile is None or profile.absent or profile.lacks_a_name:
+        return False
+    return all(span in held for span in literals[:MAX_QUOTED])
+
+
 def _not_in_memory(text: str, profile: QueryProfile | None) -> tuple[str, ...]:
     """The words of the query no note the caller may see holds (:attr:`QueryProfile.absent`,
     with :func:`_hidden_terms` behind a filter), as the query writes them."""
@@ -884,10 +909,13 @@ def run_search(
     # asked of LoCoMo: 1 % answered, 26 % with the lines' scores). Which result comes first
     # is judged with the lines.
     best = max((c.floor_score for c in candidates), default=0.0)
-    if best >= settings.min_score:
-        kept = [c for c in candidates if c.score >= COMPANION_SHARE * settings.min_score]
-    else:
-        kept = []
+    share = 1.0
+    if mode == "keyword" and _lacks_nothing(seen, literals, held_literals):
+        share = HELD_FLOOR_SHARE
+    needed = share * settings.min_score
+    kept = []
+    if best >= needed:
+        kept = [c for c in candidates if c.score >= COMPANION_SHARE * needed]
     if not kept and mode == "hybrid" and keyword_hits:
         # An exact word match scores at most text_weight in hybrid mode; keep such matches
         # above a floor the weights could never reach (spec §6.1, upstream #29112).
@@ -925,4 +953,5 @@ def run_search(
         elapsed_ms=(time.perf_counter() - started) * 1000,
         not_in_memory=not_in_memory,
         best_score=best,
+        floor_share=share,
     )

@@ -79,6 +79,11 @@ class SearchResponse:
     own vector and not its best line's (``embedding.line_vectors``), after every factor. The
     search answers when it reaches ``search.min_score``; run with ``min_score`` 0 to see how
     far a question falls short of the floor, or to choose a floor for a memory."""
+    floor_share: float = 1.0
+    """The share of ``search.min_score`` that :attr:`best_score` had to reach: less than 1 in
+    keyword search when memory holds every word of the question
+    (:data:`memdir.search.engine.HELD_FLOOR_SHARE`), where a question of many words scores
+    low however much memory knows of it."""
 
     def __iter__(self) -> Iterator[SearchResult]:
         return iter(self.results)
@@ -98,5 +103,6 @@ class SearchResponse:
             "elapsed_ms": round(self.elapsed_ms, 3),
             "not_in_memory": list(self.not_in_memory),
             "best_score": round(self.best_score, 6),
+            "floor_share": self.floor_share,
             "results": [r.to_dict() for r in self.results],
         }

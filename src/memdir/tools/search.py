@@ -53,7 +53,8 @@ INPUT_SCHEMA: dict[str, Any] = {
             "maximum": 1,
             "description": (
                 "Answer only if the best result scores at least this, 0-1 (default usually"
-                " 0.35); the other results are kept down to half of it."
+                " 0.35; keyword search: half of it when memory holds every word of the query);"
+                " the other results are kept down to half of that."
             ),
         },
         "source": {
