@@ -91,8 +91,13 @@ def test_japanese_question_words_only_in_japanese_questions() -> None:
     # 何 and 今 ask "what" and "now" in a question holding kana; in a Chinese one they are
     # parts of words, as the surname of 何佳 (searched for 佳 alone before)
     assert '"何佳"' in fts_query("何佳负责哪个 KR")
-    assert fts_query("何佳って誰？") == '"佳"'
     assert fts_query("今は何を使っていますか") == '"使"'
+    # in a Japanese question 何 asks "what" before a kana or a counter, not before the rest of
+    # a name (it was searched for 佳 alone)
+    assert fts_query("何佳って誰？") == '"何" OR "何佳" OR "佳"'
+    assert fts_query("何回やった？") == '"回"'
+    assert fts_query("会議は何曜日？") == fts_query("会議は曜日？")
+    assert fts_query("何故遅れた？") == fts_query("故遅れた？")
     # the Chinese question words built on 何 are no terms
     assert fts_query("于何时完成") == '"于" OR "完" OR "完成" OR "成"'
     assert fts_query("从何种途径") == '"从" OR "途" OR "途径" OR "径"'

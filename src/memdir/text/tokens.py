@@ -237,7 +237,17 @@ _ZH_FUNCTION = (
 _JA_FUNCTION = ("何", "誰", "今", "現在")
 """Function words of Japanese questions (questions holding kana). In a Chinese question 何 and
 今 are parts of words: the surname of 何佳 (``Mo 和何佳的 1:1 上聊了什么？`` was searched
-for 佳 alone), 今年 (this year)."""
+for 佳 alone), 今年 (this year). In a Japanese one, 何 before a kanji is a question word only
+before a counter or in a word such as 何故 (:data:`_JA_WHAT_BEFORE`): before another kanji it
+begins a name (``何佳って誰？``)."""
+
+_JA_WHAT_BEFORE = (
+    "時人度回年月日歳個本枚件分秒曜番階週割倍台通杯円万千百点位名社号席泊行章話部冊軒足着匹"
+    "頭羽種者事色語故処様方等卒时岁个处样话头种语"
+)
+"""The kanji after which 何 is the question word of a Japanese question: counters (何回, 何人,
+何時, 何曜日) and 何故, 何処, 何者, 何色 … (in their Japanese and simplified forms)."""
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 
 
 @cache
@@ -250,9 +260,12 @@ def _function_re(japanese: bool = True) -> re.Pattern[str]:
     multi = {w for w in CHINESE | JAPANESE if len(w) > 1 and _CJK_RUN.fullmatch(w)}
     own = set(_ZH_FUNCTION) | (set(_JA_FUNCTION) if japanese else set())
     # matched against normalised text, so in the same form (誰 → 谁, 現在 → 现在)
-    folded = {variants.fold(w) for w in own | multi}
-    words = sorted(folded, key=len, reverse=True)
-    return re.compile("|".join(map(re.escape, words)))
+    folded = {variants.fold(w) for w in own | multi} - {"何"}
+    words = [re.escape(w) for w in sorted(folded, key=len, reverse=True)]
+    if japanese:  # 何 before a kana, or before a counter, not before the rest of a name
+        after = "".join(sorted({variants.fold(c) for c in _JA_WHAT_BEFORE} | set(_JA_WHAT_BEFORE)))
+        words.append(f"何(?=[{after}]|[^{_HAN}]|$)")
+    return re.compile("|".join(words))
 
 
 _HIRAGANA = re.compile("[\u3040-\u309f]+")
