@@ -125,6 +125,26 @@ class SyncStats:
     cpu_seconds: float  # CPU time of this process over the same call
 
 
+def _imports(module: Any, name: str) -> str | None:
+    """The module ``module``'s source takes ``name`` from by ``from … import name``, resolved
+    to its full name, if it does (so that module holds a copy, not the original)."""
+    import ast
+    import importlib.util
+    import inspect
+
+    try:
+        tree = ast.parse(inspect.getsource(module))
+    except (OSError, TypeError, SyntaxError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and any(
+            alias.name == name and alias.asname in (None, name) for alias in node.names
+        ):
+            relative = "." * node.level + (node.module or "")
+            return importlib.util.resolve_name(relative, module.__package__ or module.__name__)
+    return None
+
+
 def set_constants(pairs: Sequence[str]) -> dict[str, list[float]]:
     """Set module constants of memdir for this process, for measuring a value other than the
     one the code sets: ``["search.keyword.HEADING_BONUS=0.2"]`` (``memdir.`` may be left off).
@@ -163,6 +183,7 @@ def set_constants(pairs: Sequence[str]) -> dict[str, list[float]]:
                 other is not module
                 and other_name.startswith("memdir")
                 and getattr(other, attr, None) is old
+                and _imports(other, attr) == module_name
             ):
                 raise SystemExit(
                     f"error: --constant {pair!r}: {other_name} holds its own copy of {attr}"
