@@ -502,7 +502,17 @@ def named_words(query: str) -> set[str]:
     return found
 
 
-_ASKED_KIND = re.compile(r"\b(?:which|what|whose)(?:\s+(?:kind|sort|type)\s+of)?\s+([a-z]+)", re.I)
+_ASKED_KIND = re.compile(
+    r"\b(?:which|what|whose)(?:\s+(?:kind|sort|type)\s+of)?\s+([a-z]+|\d+)(?:\s+([a-z]+))?", re.I
+)
+_KIND_MODIFIERS = frozenset((
+    "other", "new", "old", "first", "last", "next", "same", "exact", "main", "big", "small",
+    "best", "latest", "current", "previous", "second", "third", "final", "specific",
+    "particular", "different", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+    "ten", "few", "many", "several", "additional", "extra", "actual", "original", "initial",
+))  # fmt: skip
+"""Words that stand between which / what and the kind of the answer (what other tools, which
+new laptop, what two cities); a number does too (what 3 options)."""
 _NO_KIND = frozenset((
     "am", "is", "was", "are", "were", "be", "been", "did", "does", "do", "has", "have", "had", "will",
     "would", "can", "could", "should", "shall", "may", "might", "must", "of", "the", "a", "an",
@@ -532,6 +542,8 @@ def asked_kinds(query: str) -> set[str]:
             last = before.rsplit(None, 1)[-1].lower()
             opens = last in _ASKS_AFTER
         word = match.group(1).lower()
+        if (word.isdigit() or word in _KIND_MODIFIERS) and match.group(2):
+            word = match.group(2).lower()  # the kind is the word the modifier qualifies
         # a verb in the past asks what did something ("what happened", "what went wrong")
         verb = word.endswith("ed") or word in BASE_FORMS
         if opens and word not in _NO_KIND and not verb:
