@@ -284,10 +284,14 @@ def test_keyword_search_alone_answers_a_new_memory_though_it_lacks_a_word(
             index, query, settings, workspace=tmp_path, vectors=vectors, stopwords=STOP_WORDS
         )
 
+    asked = []
+    real = index.keyword
+    monkeypatch.setattr(index, "keyword", lambda *a, **kw: asked.append(a) or real(*a, **kw))
     found = search()
     assert found.mode == "keyword"
     assert [r.path for r in found.results][:1] == ["a.md"]
     assert found.not_in_memory == ("instance", "class", "upgrade")
+    assert len(asked) == 1  # scored again when degraded, from the candidates already read
     monkeypatch.setattr(keyword, "TELLING_LINES", 1)  # counted as in a large memory
     assert search().results == ()
     index.close()

@@ -773,6 +773,8 @@ def run_search(
             pending = _VECTOR_POOL.get().submit(vectors.search, vector_text, limit, assist)
             pending.add_done_callback(lambda _: assist.close())
 
+        candidates: list[KeywordRow] = []  # FTS5's, read once (scored again if degraded)
+
         def keyword_hits_by(scoring: QueryProfile) -> list[tuple[int, float]]:
             hits = []
             for row, score in keyword_search(
@@ -784,6 +786,7 @@ def run_search(
                 profile=scoring,
                 bodies=bodies,
                 also=[*about, *quoted],
+                candidates=candidates,
             ):
                 hits.append((row.chunk.id, score))
                 rows[row.chunk.id] = row.chunk

@@ -118,6 +118,7 @@ def keyword_search(
     bridges: bool = True,
     bodies: dict[int, str] | None = None,
     also: Sequence[KeywordRow] = (),
+    candidates: list[KeywordRow] | None = None,
 ) -> list[tuple[KeywordRow, float]]:
     """Up to ``limit`` chunks matching any query term, best first, with their 0–1 scores.
 
@@ -130,21 +131,28 @@ def keyword_search(
     in, for the caller's own rules to read instead of folding it again. ``also`` are chunks
     to score besides FTS5's best (the notes about a person a question asks about: a long
     table holding the name once is no BM25 candidate beside the many short entries naming
-    them).
+    them). ``candidates``, when given, are the chunks to score, and receives them when empty:
+    the same query scored again by another profile of it (:meth:`QueryProfile.alone`) reads
+    the index once.
     """
     if profile is None:
         profile = query_profile(index, query, stopwords=stopwords, bridges=bridges)
     if profile is None:
         return []
     terms, mass, bm25_mass = profile.terms, profile.mass, profile.bm25_mass
-    rows = index.keyword(profile.match, limit, sources=sources) if profile.match else []
-    # the chunks of the day the question names, newest first, then ``also``
-    dated = profile.day_rows(index, limit, sources)
-    seen = {row.chunk.id for row in rows}
-    for row in [*dated, *also]:
-        if row.chunk.id not in seen:
-            seen.add(row.chunk.id)
-            rows.append(row)
+    if candidates:
+        rows = list(candidates)
+    else:
+        rows = index.keyword(profile.match, limit, sources=sources) if profile.match else []
+        # the chunks of the day the question names, newest first, then ``also``
+        dated = profile.day_rows(index, limit, sources)
+        seen = {row.chunk.id for row in rows}
+        for row in [*dated, *also]:
+            if row.chunk.id not in seen:
+                seen.add(row.chunk.id)
+                rows.append(row)
+        if candidates is not None:
+            candidates.extend(rows)
     if not rows:
         return []
     holding = _Holding(profile)
