@@ -218,9 +218,11 @@ what tells memory cannot answer is a word it holds nowhere, and every unanswerab
 of both tuning halves that keyword search left unanswered lacks one. bench/agentmem, keyword
 search, the engineer's tuning half: hit@1 / R@5 .442 / .663 → .477 / .692, negatives answered
 with nothing .80 either way (the same at .6, .4 and 0); the designer's: R@5 .659 → .670,
-negatives unmoved. bench/floor.py, keyword: XQuAD questions answered from a LoCoMo store that
-never mentions their subject 2.9 % → 3.4 % at the default floor (3.5 % at any share down to
-.01); LoCoMo questions asked of another conversation .8 % either way."""
+negatives unmoved. bench/floor.py, keyword, at the default floor: XQuAD questions answered
+from a LoCoMo store that never mentions their subject 2.9 % → 3.5 % (the same at any share
+down to .01: those whose every word LoCoMo holds), LoCoMo questions asked of another
+conversation .8 % either way; true matches answered LoCoMo 94.9 → 95.4 %, XQuAD zh→en
+46.8 → 54.6 %."""
 
 # Threads for the vector half of hybrid searches (query embedding + matrix product), which
 # release the GIL and so overlap with the keyword half: a hybrid search costs about the slower
@@ -916,7 +918,7 @@ def run_search(
     if mode == "keyword" and _lacks_nothing(seen, literals, held_literals):
         share = HELD_FLOOR_SHARE
     needed = share * settings.min_score
-    kept = []
+    kept: list[Candidate] = []
     if best >= needed:
         kept = [c for c in candidates if c.score >= COMPANION_SHARE * needed]
     if not kept and mode == "hybrid" and keyword_hits:
