@@ -331,10 +331,13 @@ def test_named_words_are_capitalised_where_no_sentence_starts() -> None:
         ("In the bake-off, what sank the second contender?", set()),
         ("Done. What bug did Ken file?", {"bug"}),
         ("What happened with OPS-1324, and what went wrong?", set()),  # verbs in the past
-        # a modifier or a number stands before the kind
-        ("What other tools did we try?", {"tools"}),
-        ("Which new laptop did Mo get, and what 3 options were weighed?", {"laptop", "options"}),
-        ("What two cities did Sato visit?", {"cities"}),
+        # a modifier or a number stands before the kind, and tells no more than it
+        ("What other tools did we try?", {"other", "tools"}),
+        (
+            "Which new laptop did Mo get, and what 3 options were weighed?",
+            {"new", "laptop", "3", "options"},
+        ),
+        ("What two cities did Sato visit?", {"two", "cities"}),
     ],
 )
 def test_asked_kinds_are_the_words_after_which_and_what(question: str, kinds: set[str]) -> None:

@@ -512,7 +512,8 @@ _KIND_MODIFIERS = frozenset((
     "ten", "few", "many", "several", "additional", "extra", "actual", "original", "initial",
 ))  # fmt: skip
 """Words that stand between which / what and the kind of the answer (what other tools, which
-new laptop, what two cities); a number does too (what 3 options)."""
+new laptop, what two cities); a number does too (what 3 options). Both the modifier and the
+word after it are kinds of the answer (:func:`asked_kinds`)."""
 _NO_KIND = frozenset((
     "am", "is", "was", "are", "were", "be", "been", "did", "does", "do", "has", "have", "had", "will",
     "would", "can", "could", "should", "shall", "may", "might", "must", "of", "the", "a", "an",
@@ -543,7 +544,11 @@ def asked_kinds(query: str) -> set[str]:
             opens = last in _ASKS_AFTER
         word = match.group(1).lower()
         if (word.isdigit() or word in _KIND_MODIFIERS) and match.group(2):
-            word = match.group(2).lower()  # the kind is the word the modifier qualifies
+            # the kind is the word the modifier qualifies, and the modifier tells no more
+            # (which three colours: the notes write 3, or name them)
+            if opens:
+                kinds.add(word)
+            word = match.group(2).lower()
         # a verb in the past asks what did something ("what happened", "what went wrong")
         verb = word.endswith("ed") or word in BASE_FORMS
         if opens and word not in _NO_KIND and not verb:
