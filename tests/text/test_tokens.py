@@ -96,6 +96,7 @@ def test_japanese_question_words_only_in_japanese_questions() -> None:
     # a name (it was searched for 佳 alone)
     assert fts_query("何佳って誰？") == '"何" OR "何佳" OR "佳"'
     assert fts_query("何回やった？") == '"回"'
+    assert fts_query("何段階になった？") == fts_query("段階になった？")
     assert fts_query("会議は何曜日？") == fts_query("会議は曜日？")
     assert fts_query("何故遅れた？") == fts_query("故遅れた？")
     # the Chinese question words built on 何 are no terms

@@ -243,7 +243,7 @@ begins a name (``何佳って誰？``)."""
 
 _JA_WHAT_BEFORE = (
     "時人度回年月日歳個本枚件分秒曜番階週割倍台通杯円万千百点位名社号席泊行章話部冊軒足着匹"
-    "頭羽種者事色語故処様方等卒时岁个处样话头种语"
+    "頭羽種段層期組問品箇列桁代項票例者事色語故処様方等卒时岁个处样话头种语层组问项"
 )
 """The kanji after which 何 is the question word of a Japanese question: counters (何回, 何人,
 何時, 何曜日) and 何故, 何処, 何者, 何色 … (in their Japanese and simplified forms)."""
