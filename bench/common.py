@@ -126,8 +126,8 @@ class SyncStats:
 
 
 def _imports(module: Any, name: str) -> str | None:
-    """The module ``module``'s source takes ``name`` from by ``from … import name``, resolved
-    to its full name, if it does (so that module holds a copy, not the original)."""
+    """The full name of the module that ``module``'s source imports ``name`` from (``from …
+    import name``: ``module`` holds a copy of it, not the original); ``None`` when it does not."""
     import ast
     import importlib.util
     import inspect
@@ -689,9 +689,8 @@ class QueryResult:
     seconds: float
     cpu_seconds: float
     best: float = 0.0  # the score whether to answer is judged by (``SearchResponse.best_score``)
-    floor_share: float = (
-        1.0  # the share of the floor it must reach (``SearchResponse.floor_share``)
-    )
+    # the share of the floor ``best`` must reach (``SearchResponse.floor_share``)
+    floor_share: float = 1.0
 
 
 def kept_at_floor(
