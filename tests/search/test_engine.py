@@ -475,6 +475,9 @@ def test_keyword_search_answers_at_half_the_floor_when_memory_holds_every_word(
     assert (quoted.floor_share, quoted.results) == (1.0, ())
     hybrid = search(held, mode="hybrid", vectors=_Fixed([(i, 0.1) for i in ids.values()]))
     assert (hybrid.mode, hybrid.floor_share) == ("hybrid", 1.0)
+    # behind a filter, a word only a hidden note holds is lacked: the whole floor
+    hidden = search(held, path_filter=lambda path, source: path != "e.md")
+    assert (hidden.floor_share, hidden.not_in_memory, hidden.results) == (1.0, ("staging",), ())
     monkeypatch.setattr(engine, "HELD_FLOOR_SHARE", 1.0)
     assert search(held).results == ()
     index.close()
