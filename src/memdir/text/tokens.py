@@ -243,11 +243,11 @@ begins a name (``何佳って誰？``)."""
 
 _JA_WHAT_BEFORE = (
     "時人度回年月日歳個本枚件分秒曜番階週割倍台通杯円万千百点位名社号席泊行章話部冊軒足着匹"
-    "頭羽種段層期組問品箇列桁代項票例者事色語故処様方等卒时岁个处样话头种语层组问项"
+    "頭羽種段層期組問品箇列桁代項票例者事色語故処處様方等卒"
 )
 """The kanji after which 何 is the question word of a Japanese question: counters (何回, 何人,
-何時, 何曜日) and 何故, 何処, 何者, 何色 … (in their Japanese and simplified forms)."""
-_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+何時, 何曜日) and 何故, 何処, 何者, 何色 … (matched in the form search folds them to: 時 → 时)."""
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # with the ideographs NFKC leaves (﨑)
 
 
 @cache
@@ -263,7 +263,7 @@ def _function_re(japanese: bool = True) -> re.Pattern[str]:
     folded = {variants.fold(w) for w in own | multi} - {"何"}
     words = [re.escape(w) for w in sorted(folded, key=len, reverse=True)]
     if japanese:  # 何 before a kana, or before a counter, not before the rest of a name
-        after = "".join(sorted({variants.fold(c) for c in _JA_WHAT_BEFORE} | set(_JA_WHAT_BEFORE)))
+        after = "".join(sorted({variants.fold(c) for c in _JA_WHAT_BEFORE}))
         words.append(f"何(?=[{after}]|[^{_HAN}]|$)")
     return re.compile("|".join(words))
 
