@@ -638,15 +638,17 @@ def _hidden_terms(
     return hidden
 
 
-def _lacks_nothing(
-    profile: QueryProfile | None, literals: Sequence[str], held: Sequence[str]
-) -> bool:
+def _unheld(spans: Sequence[str], held: Sequence[str]) -> list[str]:
+    """The quoted spans (of the first :data:`MAX_QUOTED`) that no note the caller may see
+    holds as written (not in ``held``)."""
+    return [span for span in spans[:MAX_QUOTED] if span not in held]
+
+
+def _lacks_nothing(profile: QueryProfile | None, unheld: Sequence[str]) -> bool:
     """Whether memory, as the caller sees it, holds every word of the question: ``profile``
-    lacks no term and no name, and memory holds each of its first quoted ``literals`` as
-    written (``held``). See :data:`HELD_FLOOR_SHARE`."""
-    if profile is None or profile.absent or profile.lacks_a_name:
-        return False
-    return all(span in held for span in literals[:MAX_QUOTED])
+    lacks no term and no name, and no quoted span is :func:`_unheld`. See
+    :data:`HELD_FLOOR_SHARE`."""
+    return profile is not None and not (profile.absent or profile.lacks_a_name or unheld)
 
 
 def _not_in_memory(text: str, profile: QueryProfile | None) -> tuple[str, ...]:
@@ -657,13 +659,10 @@ def _not_in_memory(text: str, profile: QueryProfile | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(term_surfaces(text, profile.absent)))
 
 
-def _with_unquoted(
-    words: tuple[str, ...], spans: Sequence[str], held: Sequence[str]
-) -> tuple[str, ...]:
-    """``not_in_memory`` with the quoted spans (of the first :data:`MAX_QUOTED`) that no note
-    the caller may see holds as written (not in ``held``), as the question writes them
-    (`` `--verify` `` when notes write verify only in prose), in place of their words."""
-    lacked = [span for span in spans[:MAX_QUOTED] if span not in held]
+def _with_unquoted(words: tuple[str, ...], lacked: Sequence[str]) -> tuple[str, ...]:
+    """``not_in_memory`` with the quoted spans memory does not hold (:func:`_unheld`), as the
+    question writes them (`` `--verify` `` when notes write verify only in prose), in place of
+    their words."""
     if not lacked:
         return words
     theirs = {w for span in lacked for w in re.findall(r"\w+", span.casefold())}
@@ -915,7 +914,8 @@ def run_search(
     # is judged with the lines.
     best = max((c.floor_score for c in candidates), default=0.0)
     share = 1.0
-    if mode == "keyword" and _lacks_nothing(seen, literals, held_literals):
+    unheld = _unheld(literals, held_literals)
+    if mode == "keyword" and _lacks_nothing(seen, unheld):
         share = HELD_FLOOR_SHARE
     needed = share * settings.min_score
     kept: list[Candidate] = []
@@ -948,7 +948,7 @@ def run_search(
         )
     not_in_memory = _not_in_memory(text, seen)
     if literals:
-        not_in_memory = _with_unquoted(not_in_memory, literals, held_literals)
+        not_in_memory = _with_unquoted(not_in_memory, unheld)
     return SearchResponse(
         query=text,
         results=tuple(results),
