@@ -64,6 +64,23 @@ def test_place_names_by_pinyin() -> None:
     assert bilingual.names_for("Tokyo") == []
 
 
+def test_names_the_gloss_gives_before_a_description() -> None:
+    # "Seoul, capital of South Korea": the name is the English word, not pinyin (shou er)
+    assert bilingual.chinese_for("Seoul") == ["首尔"]
+    assert "东京" in bilingual.chinese_for("tokyo")  # 東京 /Tokyo, capital of Japan/
+    assert "巴黎" in bilingual.chinese_for("paris")
+    assert "seoul" in bilingual.english_for("首尔")
+    assert "tokyo" in bilingual.english_for("東京")
+    # a description after a plain word is no name: "to complain, to grumble" stays two senses
+    assert "to" not in bilingual.english_for("首尔")
+
+
+def test_accents_of_a_gloss_are_dropped() -> None:
+    assert "大阪" in bilingual.chinese_for("osaka")  # 大阪 /Ōsaka, a city and prefecture in Japan/
+    assert bilingual._plain("Ōsaka") == "Osaka"
+    assert bilingual._plain("café") == "cafe"
+
+
 @pytest.mark.parametrize(
     ("word", "cut"),
     [

@@ -5,7 +5,9 @@ them, so keyword search found nothing and hybrid search judged it by meaning alo
 gives a query word the words of the other language that may say the same thing:
 
 - :func:`chinese_for`: the Chinese words CC-CEDICT glosses with an English word or two-word
-  phrase (lunch → 午饭, 午餐; national day → 国庆), the most specific first;
+  phrase (lunch → 午饭, 午餐; national day → 国庆), the most specific first, and the names a
+  gloss gives before a description of them, accents dropped (Seoul → 首尔 from "Seoul, capital
+  of South Korea"; Osaka → 大阪 from "Ōsaka, a city and prefecture in Japan");
 - :func:`english_for`: the English words of a Chinese word's glosses (电脑 → computer, and for
   a word of three or four characters, given to each bigram inside it: 特斯拉 → tesla);
 - :func:`names_for`: the Chinese place and proper names read as a pinyin word (hangzhou → 杭州);
@@ -30,6 +32,7 @@ from __future__ import annotations
 import gzip
 import re
 import threading
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,6 +63,7 @@ _TWO_HAN = re.compile(f"[{_HAN}]{{2}}")
 _ONE_HAN = re.compile(f"[{_HAN}]")
 _HAN_RUN = re.compile(f"[{_HAN}]+")
 _TONE = str.maketrans("", "", "012345")
+_NAMED_SENSE = re.compile(r"([A-Z][a-z]+(?: [A-Z][a-z]+)?),")
 
 
 @dataclass(slots=True)
@@ -94,7 +98,7 @@ def _tables() -> _Tables:
     return _loaded
 
 
-_FORMAT = 7  # of the cached tables: bump when _parse changes what it makes
+_FORMAT = 9  # of the cached tables: bump when _parse changes what it makes
 
 
 def _cached(path: Path) -> _Tables:
@@ -142,6 +146,10 @@ def _parse(path: Path) -> _Tables:
             senses = [s for gloss in glosses.rstrip("/\n").split("/") for s in gloss.split(";")]
             english: list[str] = []
             for order, sense in enumerate(senses):
+                sense = _plain(sense)
+                named = _NAMED_SENSE.match(sense.strip())
+                if named is not None:  # Seoul, capital of South Korea → seoul
+                    sense = named.group(1)
                 text = _LEAD.sub("", _SENSE_NOISE.sub(" ", sense).strip().lower())
                 words = _ENGLISH_WORD.findall(text)
                 if not words or len(words) > 2:
@@ -162,6 +170,13 @@ def _parse(path: Path) -> _Tables:
         for key, chars in table.items():
             table[key] = list(dict.fromkeys(chars))
     return tables
+
+
+def _plain(text: str) -> str:
+    """``text`` without its accents (Ōsaka → Osaka), as English questions write it."""
+    if text.isascii():
+        return text
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
 def is_word(text: str) -> bool:
