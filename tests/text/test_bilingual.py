@@ -78,6 +78,8 @@ def test_names_the_gloss_gives_before_a_description() -> None:
 def test_accents_of_a_gloss_are_dropped() -> None:
     assert "大阪" in bilingual.chinese_for("osaka")  # 大阪 /Ōsaka, a city and prefecture in Japan/
     assert bilingual._plain("Ōsaka") == "Osaka"
+    # 佐藤 /Satō (Japanese surname)/ gave "sat" while ō was no letter of an English word
+    assert bilingual.english_for("佐藤") == ["sato"]
     assert bilingual._plain("café") == "cafe"
 
 
