@@ -71,8 +71,11 @@ def test_names_the_gloss_gives_before_a_description() -> None:
     assert "巴黎" in bilingual.chinese_for("paris")
     assert "seoul" in bilingual.english_for("首尔")
     assert "tokyo" in bilingual.english_for("東京")
-    # a description after a plain word is no name: "to complain, to grumble" stays two senses
-    assert "to" not in bilingual.english_for("首尔")
+    # a name of two words too, and the description after it gives no word:
+    # 中原 /Central Plain, the middle and lower regions of the Yellow river, …/
+    assert "中原" in bilingual.chinese_for("central plain")
+    assert "yellow" not in bilingual.english_for("中原")
+    assert "capital" not in bilingual.english_for("首尔")
 
 
 def test_accents_of_a_gloss_are_dropped() -> None:
