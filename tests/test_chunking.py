@@ -512,6 +512,10 @@ def test_heading_dates_in_the_forms_people_write() -> None:
     assert heading_date("Step 1/5 montage", "2026-05-01") is None
     assert heading_date("see a/10/28 and v1.13/2", "2026-05-01") is None
     assert heading_date("2026年2月30日") is None  # no such day
+    # Korean writes 년 / 월 / 일 where Chinese and Japanese write 年 / 月 / 日
+    assert heading_date("2026년 11월 26일 회의") == "2026-11-26"
+    assert heading_date("11월 26일 (목)", "2026-12-03") == "2026-11-26"
+    assert heading_date("3개월 회고", "2026-12-03") is None  # three months, no month
 
 
 def test_the_days_a_question_names_in_the_forms_people_write() -> None:
@@ -526,6 +530,8 @@ def test_the_days_a_question_names_in_the_forms_people_write() -> None:
     assert days("2026/8/3 standup") == days("2026年8月3日") == ["2026-08-03"]
     assert days("Aug 3, 2026 and 2026-08-04") == ["2026-08-03", "2026-08-04"]
     assert days("2月29日") == ["--02-29"] and days("2月30日") == []
+    assert days("8월 3일에 뭐 했어?") == days("8월3일") == ["--08-03"]
+    assert days("2026년 8월 3일") == ["2026-08-03"] and days("8월 32일") == []
     # no day: a fraction, a verb, a version, a one-digit M/D without a weekday
     assert days("Phase 1/2 done; Sprint 3 may slip; v1.13.2 现在") == []
     assert days("8/3 那天") == []
@@ -615,8 +621,10 @@ def test_the_days_a_question_names_from_today() -> None:
     september = [f"--09-{d:02d}" for d in range(1, 31)]
     assert days("what did I do in September?") == days("9月做了什么") == september
     assert days("9月份的 standup") == days("during Sept") == september
+    assert days("9월에 뭐 했어?") == september and days("3개월 전") == []
     assert (
         days("2026年9月")
+        == days("2026년 9월")
         == days("in September 2026")
         == [d.replace("--", "2026-") for d in september]
     )

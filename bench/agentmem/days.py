@@ -5,8 +5,8 @@ that day's log among the first three results of each mode?
 
 Agents ask "what did I do on Aug 3?" and "8月3日的 standup 说了什么？" of a memory of daily logs
 (``memory/YYYY-MM-DD.md``); the bench's graded questions name a day in words only a few times,
-so this asks of every day in fifteen frames: the day alone in several forms (``8/3 做了什么？``
-as people write it too), the day with
+so this asks of every day in sixteen frames: the day alone in several forms (``8/3 做了什么？``
+as people write it too, ``8월 3일에 뭐 했어?``), the day with
 the topic of an entry most days have (standup, 午饭; asked only of the days whose log holds
 that word), "yesterday" asked the day after (``Memory.search(today=…)``), its weekday of last
 week (``上个星期五做了什么？``, ``지난주 금요일에 뭐 했어?``) asked a week after, and
@@ -16,7 +16,7 @@ that name it from a day of the week before, of the next week or of itself (``wha
 last week?``, ``上周做了什么？``, ``先週は何をした？`` asked on the next Wednesday, ``what did I
 do this week?`` and ``这周的 standup 说了什么？`` on its Friday, ``下周有什么安排？`` on the
 Wednesday before): is a chunk of that week, up to that day, among the first three? Then every
-month, in eight frames (``9月做了什么？``, ``last month``, ``下个月有什么安排？`` …). It uses no
+month, in nine frames (``9月做了什么？``, ``9월에 뭐 했어?``, ``last month``, ``下个月有什么安排？`` …). It uses no
 question of the bench, so it is no test half. No score floor.
 Writes ``bench/results/agentmem[-designer]-days.json``.
 """
@@ -40,6 +40,7 @@ FRAMES = (
     ("what happened on {iso}?", ""),
     ("what did I do on {mon} {day}?", ""),
     ("{month}月{day}日做了什么？", ""),
+    ("{month}월 {day}일에 뭐 했어?", ""),
     ("{mon} {day}", ""),
     ("what was the standup about on {mon} {day}?", "standup"),
     ("{month}月{day}号和谁吃的午饭？", "午饭"),
@@ -78,6 +79,7 @@ before it, when negative), and the word a log of the week must hold for it to be
 MONTH_FRAMES = (
     ("what did I do in {month}?", None),
     ("{m}月做了什么？", None),
+    ("{m}월에 뭐 했어?", None),
     ("{m}月の standup で何を話した？", None),
     ("what did I do last month?", 40),
     ("上个月做了什么？", 40),

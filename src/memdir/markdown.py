@@ -161,10 +161,11 @@ _MONTHS = {
 }
 _MONTH_NAME = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _WRITTEN_DATE = re.compile(
-    # 2026/10/28, 2026年10月28日 (号), 10/28, 10月28日, Oct 28, Oct 28, 2026, 28 Oct 2026: the
-    # forms people write in headings besides ISO. Not part of a longer number, path or fraction.
+    # 2026/10/28, 2026年10月28日 (号), 2026년 10월 28일, 10/28, 10月28日, 10월 28일, Oct 28,
+    # Oct 28, 2026, 28 Oct 2026: the forms people write in headings besides ISO. Not part of a
+    # longer number, path or fraction.
     r"(?<![\d/.\-])(?:(?P<y1>\d{4})/(?P<m1>\d{1,2})/(?P<d1>\d{1,2})"
-    r"|(?:(?P<y2>\d{4})\s*年\s*)?(?P<m2>\d{1,2})\s*月\s*(?P<d2>\d{1,2})\s*[日号號]"
+    r"|(?:(?P<y2>\d{4})\s*[年년]\s*)?(?P<m2>\d{1,2})\s*[月월]\s*(?P<d2>\d{1,2})\s*[日号號일]"
     rf"|(?P<m3>\d{{1,2}})/(?P<d3>\d{{1,2}})(?P<wd>{_CJK_WEEKDAY}"
     r"|\s*[(（]?\s*(?i:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?i:day)?\b)?)"
     r"(?![\d/.\-])"
@@ -260,8 +261,8 @@ def heading_date(title: str, reference: str | None = None) -> str | None:
     """The first date a heading names (``YYYY-MM-DD``), in any of the forms people write.
 
     A date with its year is taken as it is: ``2026-11-26``, ``2026/11/26``,
-    ``2026年11月26日``, ``Nov 26, 2026``, ``26 November 2026``. One without (``11/26 時点``,
-    ``11月26日``, ``Nov 26``, ``26 Nov``) is placed in the year nearest ``reference`` (the file's own day, else the day it
+    ``2026年11月26日``, ``2026년 11월 26일``, ``Nov 26, 2026``, ``26 November 2026``. One without
+    (``11/26 時点``, ``11月26日``, ``11월 26일``, ``Nov 26``, ``26 Nov``) is placed in the year nearest ``reference`` (the file's own day, else the day it
     was last modified); without a reference it is no date. A bare ``M/D`` counts only when
     one of its numbers has two digits or a weekday follows or comes just before it (``9/11 金``,
     ``9/8（火）``, ``周五（9/4）``), so that ``Phase 1/2`` is no date.
@@ -346,8 +347,8 @@ _MONTH_WORD = re.compile(
     # in September, during Sept 2026: an English month only after a word that makes it one
     rf"(?i:\b(?:in|during|since|until|through|throughout|early|late|mid|of)\s+)"
     rf"(?P<name>(?i:{_MONTH_NAME}))\b\.?(?:,?\s+(?P<year>\d{{4}})\b)?(?!\s*\d)"
-    # 9月, 9月份, 2026年9月: a month and no day
-    r"|(?<![\d/.\-])(?:(?P<cjk_year>\d{4})\s*年\s*)?(?P<cjk>\d{1,2})\s*月(?:份)?(?!\s*\d)"
+    # 9月, 9月份, 2026年9月, 9월, 2026년 9월: a month and no day
+    r"|(?<![\d/.\-])(?:(?P<cjk_year>\d{4})\s*[年년]\s*)?(?P<cjk>\d{1,2})\s*[月월](?:份)?(?!\s*\d)"
 )
 
 
@@ -452,7 +453,7 @@ def named_days(
 ) -> list[tuple[int, int, str]]:
     """``(start, end, day)`` of each date ``text`` names, in any of the forms
     :func:`heading_date` reads: ``day`` is ``YYYY-MM-DD``, or ``--MM-DD`` (ISO 8601's month and
-    day without a year) for ``8/3（周一）``, ``8月3日``, ``Aug 3``, ``3 August``, which name that
+    day without a year) for ``8/3（周一）``, ``8月3日``, ``8월 3일``, ``Aug 3``, ``3 August``, which name that
     day of any year. A bare ``M/D`` of one digit each needs a weekday just after or before it,
     as in headings (``9/8（火）``, ``周五（9/4）``),
     except in a ``question`` (``9/5 做了什么？``, ``what happened on 9/5?``), where people write
@@ -468,7 +469,7 @@ def named_days(
     English says of this week's Friday as often). A week named from today (last, this or next
     week, 上周, 这周, 下周, 先週, 今週, 来週, 지난주, 이번 주, 다음 주) names each of its days
     (this week's up to today) with the same span; so does a month: named (in September,
-    during Sept 2026, 9月, 9月份, 2026年9月; an English month only after such a word, as
+    during Sept 2026, 9月, 9月份, 2026年9月, 9월; an English month only after such a word, as
     "May I" is none), or from today (last month, this month up to today, next month, 上个月,
     这个月, 下个月, 先月, 今月, 来月, 지난달, 이번 달, 다음 달). With ``single``, only the
     days named one by one, no week's or month's."""

@@ -594,6 +594,7 @@ def test_vector_search_judges_the_chunks_of_the_day_a_question_names(tmp_path: P
     ]
     assert vectors.asked == [that_day]
     assert found("8月3日和谁吃的午饭？")[0][0] == "memory/2026-08-03.md"
+    assert found("8월 3일 점심은 누구랑 먹었어?")[0][0] == "memory/2026-08-03.md"
     assert found("who did I have lunch with on Aug 4?")[0] == ("memory/2026-09-14.md", 0.8)
     index.close()
 

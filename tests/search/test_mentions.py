@@ -32,6 +32,8 @@ LOGS = {
     # 昨日 in the log of the day after a day without one (Sunday 9/20)
     "memory/2026-09-21.md": "# 2026-09-21 月\n\n- 昨日の design review で B 案に決定。\n",
     "MEMORY.md": "# Memory\n\n- relay releases go out on Tuesdays\n",
+    # a day written in Korean, weeks ahead
+    "memory/2026-09-22.md": "# 2026-09-22 화\n\n- 10:00 디자인 리뷰: 10월 20일에 고객 미팅.\n",
 }
 
 
@@ -53,6 +55,8 @@ def test_the_notes_naming_a_day_are_found_in_every_form(logs: Path) -> None:
         # Sep 19 in English; a day without a year matches it in any year
         assert _paths(naming_chunks(mem.index, ["2026-09-19"])) == {"memory/2026-09-10.md"}
         assert _paths(naming_chunks(mem.index, ["--09-19"])) == {"memory/2026-09-10.md"}
+        # 10월 20일 in Korean
+        assert _paths(naming_chunks(mem.index, ["2026-10-20"])) == {"memory/2026-09-22.md"}
         # 明天 in the log of 9/17, 昨日 in that of 9/21
         assert _paths(naming_chunks(mem.index, ["2026-09-18"])) == {"memory/2026-09-17.md"}
         assert _paths(naming_chunks(mem.index, ["2026-09-20"])) == {"memory/2026-09-21.md"}

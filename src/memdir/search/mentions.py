@@ -47,11 +47,12 @@ _MONTH_WORDS = (
 
 def _phrases(day: str) -> list[str]:
     """The keyword-index phrases a day (``YYYY-MM-DD`` or ``--MM-DD``) is written as:
-    ``9 15`` (9/15, 9.15), ``9 月 15`` (9月15日), ``sep 15`` and ``15 sep``, and ``2026 09 15``
-    (an ISO date); ``09 15`` only for a day without a year, as it is the time 09:15 too."""
+    ``9 15`` (9/15, 9.15), ``9 月 15`` (9月15日), ``9 월 15`` (9월 15일), ``sep 15`` and
+    ``15 sep``, and ``2026 09 15`` (an ISO date); ``09 15`` only for a day without a year, as it
+    is the time 09:15 too."""
     month, number = int(day[-5:-3]), int(day[-2:])
     ds = {str(number), f"{number:02d}"}
-    out = [f"{month} {d}" for d in ds] + [f"{month} 月 {d}" for d in ds]
+    out = [f"{month} {d}" for d in ds] + [f"{month} {unit} {d}" for unit in "月월" for d in ds]
     if day.startswith("--"):
         out.append(day[2:].replace("-", " "))
     else:
