@@ -230,6 +230,31 @@ def test_a_question_naming_what_memory_lacks_is_not_vouched_for_by_meaning(
     index.close()
 
 
+def test_a_korean_question_is_answered_by_the_note_in_its_own_words(tmp_path: Path) -> None:
+    """ "누가 확정해?" asks who settles it: 누가 is a question word and 확정해 the verb the note
+    writes as 확정하기로. Before, both were words memory lacks (`No note mentions: 누가, 확정해`),
+    and counted against the note."""
+    index = Index.open(tmp_path / "index.sqlite")
+    for n in range(30):  # a memory of more than a few notes, where a lacked word tells
+        add_note(index, f"memory/2026-11-{n % 28 + 1:02d}-{n}.md", f"스탠드업 {n}: 특이사항 없음.")
+    add_note(
+        index,
+        "memory/2026-12-04.md",
+        "김민수 팀장이 다음 주 금요일까지 배포 일정을 확정하기로 했다.",
+    )
+    found = run_search(
+        index,
+        "배포 일정은 누가 확정해?",
+        SearchSettings(mode="keyword", min_score=0.35),
+        workspace=tmp_path,
+        stopwords=STOP_WORDS,
+    )
+    assert [r.path for r in found.results] == ["memory/2026-12-04.md"]
+    assert found.not_in_memory == ()
+    assert found.results[0].score > 0.8  # .72 while 누가 and 확정해 were lacked
+    index.close()
+
+
 def test_a_new_memory_answers_though_it_lacks_an_ordinary_word_of_the_question(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -87,6 +87,29 @@ def test_cjk_question_words_are_not_terms() -> None:
     assert '"会议"' in fts_query("性能会议过期")
 
 
+def test_korean_question_words_and_the_closing_verb() -> None:
+    """A Korean question word with what follows it in one word asks (누가, 누구랑, 어디서,
+    몇시에), a request to the one answering names nothing (알려줘), and the verb that closes
+    the question is its stem, as a note writes it in another form (확정해 → 확정 of 확정하기로)."""
+
+    def grams(question: str) -> list[str]:
+        return [t for t in fts_query_terms(question) if len(t) == 2]
+
+    assert grams("배포 일정은 누가 확정해?") == ["배포", "일정", "확정"]
+    assert grams("누구랑 점심 먹었어?") == ["점심"]
+    assert "먹" in fts_query_terms("누구랑 점심 먹었어?")
+    assert grams("어디서 만났어?") == ["만났"]
+    assert grams("회의는 몇시에 해?") == ["회의"]  # 해 alone: "do"
+    assert grams("배포 일정 알려줘") == ["배포", "일정"]
+    # a particle of one syllable leaves a word of two: 회의 and 속도 end so, 일정은 is 일정
+    assert grams("이번 주 회의") == ["이번", "회의"]
+    assert grams("속도가 느린 이유") == ["속도", "느린", "이유"]
+    # a word that begins as a question word does only when the rest is a particle or ending
+    assert "왜곡" in grams("왜곡된 데이터")
+    # only the last word is a verb to cut: 해 inside a question stays
+    assert "해외" in grams("해외 출장 언제야?")
+
+
 def test_japanese_question_words_only_in_japanese_questions() -> None:
     # 何 and 今 ask "what" and "now" in a question holding kana; in a Chinese one they are
     # parts of words, as the surname of 何佳 (searched for 佳 alone before)

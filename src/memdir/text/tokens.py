@@ -277,6 +277,31 @@ _KOREAN_PARTICLES = (
 _KOREAN_FUNCTION = frozenset(
     ("뭐", "무엇", "무슨", "누구", "어디", "언제", "어떻게", "왜", "어느", "어떤", "얼마", "몇")
 )
+_KOREAN_ASKING = (
+    "누구", "누가", "무엇", "무슨", "어디", "언제", "어떻게", "어땠", "어때", "어떤", "어느",
+    "얼마", "뭐", "뭘", "뭔", "왜", "몇",
+)  # fmt: skip
+_KOREAN_AFTER_ASKING = frozenset((
+    "", "랑", "이랑", "하고", "야", "이야", "예요", "이에요", "에요", "요", "서", "에서", "에",
+    "를", "을", "가", "이", "는", "은", "의", "도", "나", "든", "든지", "지", "쯤", "까지",
+    "부터", "한테", "에게", "로", "으로", "였어", "였나요", "인가요", "인지", "니", "냐", "나요",
+    "어", "어요",
+))  # fmt: skip
+_KOREAN_COUNTERS = frozenset("시분명개번살일월년주달")
+"""A Korean question word (누구, 어디, 몇) and what may follow it in one word: a particle, a
+copula or question ending, a counter and its particle (누구랑, 누구야, 어디서, 얼마나, 몇시에).
+Such a word asks; it names nothing a note holds."""
+_KOREAN_ENDINGS = (
+    "했습니까", "했나요", "했어요", "했니", "했냐", "했지", "했어", "했다", "하나요", "합니까",
+    "해요", "하니", "하냐", "하지", "해", "였나요", "였어요", "었나요", "었어요", "았나요",
+    "았어요", "였어", "었어", "았어", "습니까", "나요", "어요", "아요", "니", "냐", "어",
+)  # fmt: skip
+"""The endings of the verb that closes a Korean question (확정해, 먹었어, 만났어, 했나요), longest
+first: what is left is the stem a note writes in its own form (확정하기로, 먹었다, 만났다)."""
+_KOREAN_LIGHT = frozenset(("하", "되", "됐", "있", "없", "이", "했"))
+"""Stems that say nothing of their own (했어 alone is "did")."""
+_KOREAN_ASKING_FOR = ("줘", "주세요", "줄래", "줄래요", "줄 수 있어")
+"""A request to whoever answers (알려줘, 보여주세요): no word a note holds."""
 
 # An identifier: words joined by -./:=#@+ ("OPS-1234", "v1.13.2", "max_tokens=8192",
 # "deploy/relay/values.yaml"). Searched as a phrase of its words, not as loose words.
@@ -359,24 +384,45 @@ _NUMBERED = re.compile(r"(?:\b(?:PR|MR|pr|mr|[Ii]ssue)[ \t]*)?(?<![\w#])#\d+\b")
 _LONE_IDENTIFIER = re.compile(r"(?<![\w])[A-Za-z0-9_]+(?![\w])", re.ASCII)
 
 
-def _content_pieces(run: str, japanese: bool = True) -> list[str]:
+def _content_pieces(run: str, japanese: bool = True, last: bool = False) -> list[str]:
     """A CJK run of a query without its function words, as the pieces between them; those of
-    Japanese questions (:data:`_JA_FUNCTION`) only when ``japanese``.
+    Japanese questions (:data:`_JA_FUNCTION`) only when ``japanese``. A Korean word is taken
+    whole (:func:`_korean_piece`); ``last``: it is the question's last, its verb.
 
     Hiragana is dropped from runs that also hold kanji or katakana: in a Japanese question it
     is particles and inflection (東京に来ますか → 東京, 来); a run of hiragana alone is kept.
     """
     if _HANGUL_RUN.fullmatch(run):
-        return [_korean_piece(run)] if _korean_piece(run) else []
+        piece = _korean_piece(run, last)
+        return [piece] if piece else []
     pieces = [p for p in _function_re(japanese).split(run) if p]
     if _HIRAGANA.sub("", run):  # not hiragana only
         pieces = [q for p in pieces for q in _HIRAGANA.split(p) if q]
     return pieces
 
 
-def _korean_piece(word: str) -> str:
+def _korean_piece(word: str, last: bool = False) -> str:
+    """A Korean word of a question as a note may write it: ``""`` for a question word with
+    what follows it (누구랑, 어디서: :data:`_KOREAN_ASKING`) or a request (알려줘); the last
+    word, the verb that closes the question, without its ending (확정해 → 확정, 먹었어 → 먹;
+    ``""`` for a light verb alone: 했어); any other without its particle (일정은 → 일정)."""
+    for asking in _KOREAN_ASKING:
+        rest = word[len(asking) :] if word.startswith(asking) else None
+        if rest is not None and (
+            rest in _KOREAN_AFTER_ASKING
+            or (rest[:1] in _KOREAN_COUNTERS and rest[1:] in _KOREAN_AFTER_ASKING)
+        ):
+            return ""
+    if word.endswith(_KOREAN_ASKING_FOR):
+        return ""
+    if last:
+        for ending in _KOREAN_ENDINGS:
+            if word.endswith(ending):
+                stem = word[: -len(ending)]
+                return "" if not stem or stem in _KOREAN_LIGHT else stem
     for particle in _KOREAN_PARTICLES:
-        if len(word) > len(particle) and word.endswith(particle):
+        # a particle of one syllable leaves a stem of two at least: 회의, 속도, 가을 end so
+        if word.endswith(particle) and len(word) - len(particle) >= (1 if len(particle) > 1 else 2):
             word = word[: -len(particle)]
             break
     return "" if word in _KOREAN_FUNCTION else word
@@ -389,11 +435,14 @@ def _query_tokens(text: str) -> list[str]:
         return _ASCII_TOKEN.findall(text.lower())
     out: list[str] = []
     japanese = line_script(text) == "ja"  # it holds kana
-    for token in _tables()[1].findall(_normalise(text)):
+    tokens = _tables()[1].findall(_normalise(text))
+    hangul = [i for i, token in enumerate(tokens) if _HANGUL_RUN.fullmatch(token)]
+    verb = hangul[-1] if hangul and hangul[-1] == len(tokens) - 1 else None
+    for i, token in enumerate(tokens):
         if token.isascii() or not _CJK_RUN.match(token):
             out.append(token)
         else:
-            for piece in _content_pieces(token, japanese):
+            for piece in _content_pieces(token, japanese, last=i == verb):
                 out.extend(_cjk_grams(piece))
             out.extend(_okurigana_grams(token))
     return out
