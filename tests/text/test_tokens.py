@@ -108,6 +108,9 @@ def test_korean_question_words_and_the_closing_verb() -> None:
     assert "왜곡" in grams("왜곡된 데이터")
     # only the last word is a verb to cut: 해 inside a question stays
     assert "해외" in grams("해외 출장 언제야?")
+    # an ending of one syllable only after a past tense: 어머니 ends in 니
+    assert grams("우리 어머니") == ["우리", "어머", "머니"]
+    assert grams("지진 피해") == ["지진", "피해"]
 
 
 def test_japanese_question_words_only_in_japanese_questions() -> None:

@@ -297,7 +297,9 @@ _KOREAN_ENDINGS = (
     "았어요", "였어", "었어", "았어", "습니까", "나요", "어요", "아요", "니", "냐", "어",
 )  # fmt: skip
 """The endings of the verb that closes a Korean question (확정해, 먹었어, 만났어, 했나요), longest
-first: what is left is the stem a note writes in its own form (확정하기로, 먹었다, 만났다)."""
+first: what is left is the stem a note writes in its own form (확정하기로, 먹었다, 만났다). One
+syllable only where no noun would end so: 니, 냐, 어 after a past tense (만났어, not 어머니), 해
+after two syllables (확정해, not 피해 or 올해)."""
 _KOREAN_LIGHT = frozenset(("하", "되", "됐", "있", "없", "이", "했"))
 """Stems that say nothing of their own (했어 alone is "did")."""
 _KOREAN_ASKING_FOR = ("줘", "주세요", "줄래", "줄래요", "줄 수 있어")
@@ -401,6 +403,12 @@ def _content_pieces(run: str, japanese: bool = True, last: bool = False) -> list
     return pieces
 
 
+def _past(syllable: str) -> bool:
+    """Whether a Hangul syllable ends in ㅆ, as the past tense does (했, 었, 났, 갔)."""
+    code = ord(syllable) - 0xAC00
+    return 0 <= code < 11172 and code % 28 == 20
+
+
 def _korean_piece(word: str, last: bool = False) -> str:
     """A Korean word of a question as a note may write it: ``""`` for a question word with
     what follows it (누구랑, 어디서: :data:`_KOREAN_ASKING`) or a request (알려줘); the last
@@ -417,9 +425,14 @@ def _korean_piece(word: str, last: bool = False) -> str:
         return ""
     if last:
         for ending in _KOREAN_ENDINGS:
-            if word.endswith(ending):
-                stem = word[: -len(ending)]
-                return "" if not stem or stem in _KOREAN_LIGHT else stem
+            if not word.endswith(ending):
+                continue
+            stem = word[: -len(ending)]
+            if ending == "해" and len(stem) == 1:
+                continue  # 피해, 이해, 올해: a noun (확정해 is a verb of two syllables and 해)
+            if ending in "니냐어" and not (stem and _past(stem[-1])):
+                continue  # 어머니, 언니 end in 니: one syllable is an ending after a past tense
+            return "" if not stem or stem in _KOREAN_LIGHT else stem
     for particle in _KOREAN_PARTICLES:
         # a particle of one syllable leaves a stem of two at least: 회의, 속도, 가을 end so
         if word.endswith(particle) and len(word) - len(particle) >= (1 if len(particle) > 1 else 2):
