@@ -274,9 +274,6 @@ _KOREAN_PARTICLES = (
     "에서", "으로", "에게", "한테", "까지", "부터", "처럼", "보다",
     "은", "는", "이", "가", "을", "를", "의", "에", "로", "와", "과", "도", "만",
 )  # fmt: skip
-_KOREAN_FUNCTION = frozenset(
-    ("뭐", "무엇", "무슨", "누구", "어디", "언제", "어떻게", "왜", "어느", "어떤", "얼마", "몇")
-)
 _KOREAN_ASKING = (
     "누구", "누가", "무엇", "무슨", "어디", "언제", "어떻게", "어땠", "어때", "어떤", "어느",
     "얼마", "뭐", "뭘", "뭔", "왜", "몇",
@@ -284,8 +281,8 @@ _KOREAN_ASKING = (
 _KOREAN_AFTER_ASKING = frozenset((
     "", "랑", "이랑", "하고", "야", "이야", "예요", "이에요", "에요", "요", "서", "에서", "에",
     "를", "을", "가", "이", "는", "은", "의", "도", "나", "든", "든지", "지", "쯤", "까지",
-    "부터", "한테", "에게", "로", "으로", "였어", "였나요", "인가요", "인지", "니", "냐", "나요",
-    "어", "어요",
+    "부터", "한테", "에게", "로", "으로", "와", "과", "만", "처럼", "보다", "였어", "였나요",
+    "인가요", "인지", "니", "냐", "나요", "어", "어요",
 ))  # fmt: skip
 _KOREAN_COUNTERS = frozenset("시분명개번살일월년주달")
 """A Korean question word (누구, 어디, 몇) and what may follow it in one word: a particle, a
@@ -302,7 +299,7 @@ syllable only where no noun would end so: 니, 냐, 어 after a past tense (만�
 after two syllables (확정해, not 피해 or 올해)."""
 _KOREAN_LIGHT = frozenset(("하", "되", "됐", "있", "없", "이", "했"))
 """Stems that say nothing of their own (했어 alone is "did")."""
-_KOREAN_ASKING_FOR = ("줘", "주세요", "줄래", "줄래요", "줄 수 있어")
+_KOREAN_ASKING_FOR = ("줘", "주세요", "줄래", "줄래요")
 """A request to whoever answers (알려줘, 보여주세요): no word a note holds."""
 
 # An identifier: words joined by -./:=#@+ ("OPS-1234", "v1.13.2", "max_tokens=8192",
@@ -430,7 +427,7 @@ def _korean_piece(word: str, last: bool = False) -> str:
             stem = word[: -len(ending)]
             if ending == "해" and len(stem) == 1:
                 continue  # 피해, 이해, 올해: a noun (확정해 is a verb of two syllables and 해)
-            if ending in "니냐어" and not (stem and _past(stem[-1])):
+            if ending in ("니", "냐", "어") and not (stem and _past(stem[-1])):
                 continue  # 어머니, 언니 end in 니: one syllable is an ending after a past tense
             return "" if not stem or stem in _KOREAN_LIGHT else stem
     for particle in _KOREAN_PARTICLES:
@@ -438,7 +435,7 @@ def _korean_piece(word: str, last: bool = False) -> str:
         if word.endswith(particle) and len(word) - len(particle) >= (1 if len(particle) > 1 else 2):
             word = word[: -len(particle)]
             break
-    return "" if word in _KOREAN_FUNCTION else word
+    return word
 
 
 def _query_tokens(text: str) -> list[str]:
