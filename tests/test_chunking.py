@@ -592,6 +592,12 @@ def test_the_days_a_question_names_from_today() -> None:
     # Korean included (上个星期五 named no day, and 지난주 금요일 the whole week)
     assert days("上个星期五") == days("上個星期五") == days("上礼拜五") == ["2026-11-27"]
     assert days("上禮拜五") == days("지난주 금요일에 뭐 했어?") == ["2026-11-27"]
+    # so many days back, and the weekday of the week before last (上上周五 was last week's)
+    assert days("what did I do 3 days ago?") == days("三天前") == days("3日前") == ["2026-12-01"]
+    assert days("3일 전") == days("大前天") == ["2026-12-01"]
+    assert days("two days ago") == days("이틀 전") == days("그저께") == ["2026-12-02"]
+    assert days("上上周五") == days("先々週の金曜日") == days("지지난주 금요일") == ["2026-11-20"]
+    assert days("12日前に提出") == []  # before the 12th: a count only up to ten days
     assert days("这个礼拜一") == days("이번 주 월요일") == days("這禮拜一") == ["2026-11-30"]
     # and ahead, as a replayed conversation (or a plan headed by its day) asks: tomorrow, the
     # day after, a weekday of next week, next week and next month
@@ -609,6 +615,12 @@ def test_the_days_a_question_names_from_today() -> None:
     last = [f"2026-11-{d}" for d in range(23, 30)]
     assert days("what did I do last week?") == days("上周做了什么") == last
     assert days("先週は何をした？") == days("지난주에 뭐 했어?") == days("上个星期") == last
+    # so many weeks back: the calendar week holding that day; the week before last
+    assert days("a week ago") == days("一周前") == days("1주 전") == last
+    before_last = [f"2026-11-{d}" for d in range(16, 23)]
+    assert days("two weeks ago") == days("两周前") == days("2週間前") == before_last
+    assert days("the week before last") == days("上上周") == days("先々週") == before_last
+    assert days("지지난주") == before_last
     this = ["2026-11-30", "2026-12-01", "2026-12-02", "2026-12-03", "2026-12-04"]
     assert days("this week's standups") == days("这周的 standup") == days("今週") == this
     assert days("last weekend") == []  # no week

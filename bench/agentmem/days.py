@@ -5,19 +5,20 @@ that day's log among the first three results of each mode?
 
 Agents ask "what did I do on Aug 3?" and "8月3日的 standup 说了什么？" of a memory of daily logs
 (``memory/YYYY-MM-DD.md``); the bench's graded questions name a day in words only a few times,
-so this asks of every day in sixteen frames: the day alone in several forms (``8/3 做了什么？``
-as people write it too, ``8월 3일에 뭐 했어?``), the day with
-the topic of an entry most days have (standup, 午饭; asked only of the days whose log holds
-that word), "yesterday" asked the day after (``Memory.search(today=…)``), its weekday of last
-week (``上个星期五做了什么？``, ``지난주 금요일에 뭐 했어?``) asked a week after, and
-"tomorrow" and its weekday of next week (``下周五有什么安排？``) asked the day or the week
-before, as a replayed conversation asks them. Then every week with a log, in seven frames
-that name it from a day of the week before, of the next week or of itself (``what did I do
-last week?``, ``上周做了什么？``, ``先週は何をした？`` asked on the next Wednesday, ``what did I
-do this week?`` and ``这周的 standup 说了什么？`` on its Friday, ``下周有什么安排？`` on the
-Wednesday before): is a chunk of that week, up to that day, among the first three? Then every
-month, in nine frames (``9月做了什么？``, ``9월에 뭐 했어?``, ``last month``, ``下个月有什么安排？`` …). It uses no
-question of the bench, so it is no test half. No score floor.
+so this asks of every day in eighteen frames: the day alone in several forms (``8/3 做了什么？``
+as people write it too, ``8월 3일에 뭐 했어?``), the day with the topic of an entry most days
+have (standup, 午饭; asked only of the days whose log holds that word), "yesterday" asked the
+day after (``Memory.search(today=…)``) and "3 days ago" three days after, its weekday of last
+week (``上个星期五做了什么？``, ``지난주 금요일에 뭐 했어?``) asked a week after, and "tomorrow" and
+its weekday of next week (``下周五有什么安排？``) asked the day or the week before, as a replayed
+conversation asks them. Then every week with a log, in nine frames that name it from a day of
+a later week, of the week before or of itself (``what did I do last week?``, ``上周做了什么？``,
+``先週は何をした？`` asked on the next Wednesday, ``what did I do two weeks ago?`` and
+``上上周做了什么？`` on the Wednesday after that, ``what did I do this week?`` and ``这周的 standup
+说了什么？`` on its Friday, ``下周有什么安排？`` on the Wednesday before): is a chunk of that week,
+up to that day, among the first three? Then every month, in nine frames (``9月做了什么？``,
+``9월에 뭐 했어?``, ``last month``, ``下个月有什么安排？`` …). It uses no question of the bench, so
+it is no test half. No score floor.
 Writes ``bench/results/agentmem[-designer]-days.json``.
 """
 
@@ -48,6 +49,8 @@ FRAMES = (
     ("what happened on {month}/{day}?", ""),
     ("what did I do yesterday?", ""),
     ("昨天做了什么？", ""),
+    ("what did I do 3 days ago?", ""),
+    ("三天前做了什么？", ""),
     ("上个星期{zh_weekday}做了什么？", ""),
     ("지난주 {ko_weekday}요일에 뭐 했어?", ""),
     ("what's the plan for tomorrow?", ""),
@@ -57,6 +60,8 @@ FRAMES = (
 RELATIVE = {
     "what did I do yesterday?": 1,
     "昨天做了什么？": 1,
+    "what did I do 3 days ago?": 3,
+    "三天前做了什么？": 3,
     "上个星期{zh_weekday}做了什么？": 7,
     "지난주 {ko_weekday}요일에 뭐 했어?": 7,
     "what's the plan for tomorrow?": -1,
@@ -69,6 +74,8 @@ WEEK_FRAMES = (
     ("what did I do last week?", 9, ""),
     ("上周做了什么？", 9, ""),
     ("先週は何をした？", 9, ""),
+    ("what did I do two weeks ago?", 16, ""),
+    ("上上周做了什么？", 16, ""),
     ("what did I do this week?", 4, ""),
     ("这周的 standup 说了什么？", 4, "standup"),
     ("what's on next week?", -5, ""),

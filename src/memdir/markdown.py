@@ -302,10 +302,14 @@ _RELATIVE_DAY = re.compile(
     r"|\b(?P<back0>today)\b|\b(?P<ahead2>the\s+day\s+after\s+tomorrow)\b"
     r"|\b(?P<ahead1>tomorrow)\b|\blast\s+(?P<en>mon|tues|wednes|thurs|fri|satur|sun)day\b"
     r"|\bthis\s+(?P<en_this>mon|tues|wednes|thurs|fri|satur|sun)day\b)"
-    r"|(?P<zh2>前天|一昨日|おととい)|(?P<zh1>昨天|昨日|きのう|어제)|(?P<zh0>今天|今日|きょう|오늘)"
+    r"|(?P<zh2>(?<!大)前天|一昨日|おととい|그저께|그제)|(?P<zh1>昨天|昨日|きのう|어제)"
+    r"|(?P<zh0>今天|今日|きょう|오늘)"
     r"|(?P<zh_ahead2>后天|後天|明後日|あさって|모레)|(?P<zh_ahead1>明天|明日(?!香)|あした|あす|내일)"
-    rf"|(?:{_ZH_LAST_WEEK})(?P<zh>[一二三四五六日天])"
-    r"|先週の?(?P<ja>[月火水木金土日])曜日?|지난\s?주\s?(?P<ko>[월화수목금토일])요일"
+    # a weekday of the week before last: 上上周五, 先々週の金曜日, 지지난주 금요일
+    rf"|上(?:{_ZH_LAST_WEEK})(?P<zh_2w>[一二三四五六日天])"
+    r"|先[々先]週の?(?P<ja_2w>[月火水木金土日])曜日?|지지난\s?주\s?(?P<ko_2w>[월화수목금토일])요일"
+    rf"|(?<!上)(?:{_ZH_LAST_WEEK})(?P<zh>[一二三四五六日天])"
+    r"|先週の?(?P<ja>[月火水木金土日])曜日?|(?<!지)지난\s?주\s?(?P<ko>[월화수목금토일])요일"
     # and of this week: this Friday, 这周五, 今週の金曜日, 이번 주 금요일
     rf"|(?:{_ZH_THIS_WEEK})(?P<zh_this>[一二三四五六日天])"
     r"|今週の?(?P<ja_this>[月火水木金土日])曜日?|이번\s?주\s?(?P<ko_this>[월화수목금토일])요일"
@@ -318,9 +322,11 @@ _RELATIVE_DAY = re.compile(
 
 _RELATIVE_WEEK = re.compile(
     # last / this / next week, 上周 / 这周 / 下周, 先週 / 今週 / 来週, 지난주 / 이번 주 / 다음 주
-    # (not 上周五: a day)
-    r"(?i:\b(?:(?P<last>last)|this|(?P<next>next))\s+week\b)"
-    rf"|(?:(?P<zh_last>{_ZH_LAST_WEEK}|先週|지난\s?주)|{_ZH_THIS_WEEK}|今週|이번\s?주"
+    # (not 上周五: a day); the week before last, 上上周, 先々週, 지지난주
+    r"(?i:\b(?P<before_last>the\s+week\s+before\s+last)\b"
+    r"|\b(?:(?P<last>last)|this|(?P<next>next))\s+week\b)"
+    rf"|(?:(?P<zh_before_last>上(?:{_ZH_LAST_WEEK})|先[々先]週|지지난\s?주)"
+    rf"|(?P<zh_last>(?<!上)(?:{_ZH_LAST_WEEK})|先週|(?<!지)지난\s?주)|{_ZH_THIS_WEEK}|今週|이번\s?주"
     rf"|(?P<zh_next>{_ZH_NEXT_WEEK}|来週|다음\s?주))"
     r"(?!\s*[一二三四五六日天]|の?[月火水木金土日]曜|\s?[월화수목금토일]요일)"
 )
@@ -330,6 +336,8 @@ def _relative_week(m: re.Match[str], today: date) -> list[date]:
     """The days a match of :data:`_RELATIVE_WEEK` names, seen from ``today``: Monday to
     Sunday of the week before this one or of the next, or this week's Monday to today."""
     monday = today - timedelta(days=today.weekday())
+    if m["before_last"] or m["zh_before_last"]:
+        return [monday - timedelta(days=14 - n) for n in range(7)]
     if m["last"] or m["zh_last"]:
         return [monday - timedelta(days=7 - n) for n in range(7)]
     if m["next"] or m["zh_next"]:
@@ -411,17 +419,84 @@ def _relative_day(m: re.Match[str], today: date) -> date:
     if following:  # 下周五, 来週の金曜日: that weekday of the calendar week after this one
         monday = today - timedelta(days=today.weekday() - 7)
         return monday + timedelta(days=_WEEKDAY_NUMBER[following])
+    before_last = m["zh_2w"] or m["ja_2w"] or m["ko_2w"]
+    if before_last:  # 上上周五: that weekday of the calendar week before last
+        monday = today - timedelta(days=today.weekday() + 14)
+        return monday + timedelta(days=_WEEKDAY_NUMBER[before_last])
     # 上周五, 先週の金曜日: that weekday of the calendar week before this one
     monday = today - timedelta(days=today.weekday() + 7)
     return monday + timedelta(days=_WEEKDAY_NUMBER[m["zh"] or m["ja"] or m["ko"]])
 
 
+_COUNTS = {
+    **{w: n for n, w in enumerate(("one", "two", "three", "four", "five", "six", "seven"), 1)},
+    **{w: n for n, w in enumerate(("eight", "nine", "ten"), 8)},
+    "a": 1,
+    "an": 1,
+    **{w: n for n, w in enumerate("一二三四五六七八九十", 1)},
+    "两": 2,
+    "兩": 2,
+}
+_KO_BACK = {"이틀": (2, True), "사흘": (3, True), "나흘": (4, True), "일주일": (1, False)}
+"""Korean words for a count back: (count, of days rather than weeks)."""
+_AGO = re.compile(
+    # 3 days ago, two weeks ago, 三天前, 两周前, 3日前, 2週間前, 3일 전, 2주 전, 이틀 전, 大前天
+    r"(?i:\b(?P<en>\d{1,2}|an?|one|two|three|four|five|six|seven|eight|nine|ten)\s+"
+    r"(?:(?P<en_days>days?)|weeks?)\s+ago\b)"
+    r"|(?<![\d一二两兩三四五六七八九十])(?P<cjk>\d{1,2}|[一二两兩三四五六七八九十])\s*[个個]?\s*"
+    r"(?:(?P<cjk_days>天|日)|周|週間|週|星期|礼拜|禮拜)(?:之|以)?前"
+    r"|(?P<ko>\d{1,2})\s*(?:(?P<ko_days>일)|주)\s*전|(?P<ko_word>이틀|사흘|나흘|일주일)\s*전"
+    r"|(?P<zh_3>大前天)"
+)
+"""A count of days or weeks back from today. ``12日前`` is "before the 12th" as often (Chinese
+and Japanese both say so): a count of 日 only up to ten."""
+
+
+def _ago(m: re.Match[str], today: date) -> list[date]:
+    """The days a match of :data:`_AGO` names: the day so many days back, or the calendar
+    week (Monday to Sunday) holding the day so many weeks back; ``[]`` for none."""
+    if m["zh_3"]:
+        count, days = 3, True
+    elif m["ko_word"]:
+        count, days = _KO_BACK[m["ko_word"]]
+    else:
+        word = m["en"] or m["cjk"] or m["ko"]
+        count = int(word) if word.isdigit() else _COUNTS.get(word.lower(), 0)
+        days = bool(m["en_days"] or m["cjk_days"] or m["ko_days"])
+        if m["cjk_days"] == "日" and count > 10:
+            return []
+    if not count:
+        return []
+    if days:
+        return [today - timedelta(days=count)]
+    back = today - timedelta(days=7 * count)
+    monday = back - timedelta(days=back.weekday())
+    return [monday + timedelta(days=n) for n in range(7)]
+
+
 def days_from(text: str, today: date) -> list[tuple[int, int, str]]:
     """``(start, end, day)`` of each day ``text`` names one by one counted from ``today``
-    (yesterday, 明天, 上周五, 下周二, 今週の金曜日 …; see :func:`named_days`), not by date."""
-    return [
+    (yesterday, 明天, 上周五, 下周二, 今週の金曜日, 3 days ago, 三天前 …; see :func:`named_days`),
+    not by date."""
+    found = [
         (m.start(), m.end(), _relative_day(m, today).isoformat())
         for m in _RELATIVE_DAY.finditer(text)
+    ]
+    for m in _AGO.finditer(text):
+        days = _ago(m, today)
+        if len(days) == 1 and not any(a < m.end() and m.start() < b for a, b, _ in found):
+            found.append((m.start(), m.end(), days[0].isoformat()))
+    return sorted(found)
+
+
+def _weeks_ago(text: str, today: date) -> list[tuple[int, int, str]]:
+    """``(start, end, day)`` for each day of each week ``text`` names as so many weeks back
+    (two weeks ago, 两周前, 2週間前, 2주 전)."""
+    return [
+        (m.start(), m.end(), day.isoformat())
+        for m in _AGO.finditer(text)
+        if len(days := _ago(m, today)) > 1
+        for day in days
     ]
 
 
@@ -462,12 +537,16 @@ def named_days(
     lower-case "may" after a number is no month. With ``today``, also the days named from it:
     yesterday, the day before yesterday, today, tomorrow, the day after tomorrow, last Friday
     (the latest Friday before today), and in Chinese, Japanese and Korean 昨天, 前天, 今天,
-    明天, 后天, 昨日, 一昨日, 明日, 明後日, 어제, 오늘, 내일, 모레; 上周五, 上个星期五,
+    明天, 后天, 昨日, 一昨日, 明日, 明後日, 어제, 오늘, 내일, 모레, 그저께; so many days back (3 days
+    ago, 三天前, 大前天, 3日前 up to ten days, 3일 전, 이틀 전); 上周五, 上个星期五,
     先週の金曜日, 지난주 금요일 (that weekday of the week before this one, weeks starting on
-    Monday); this Friday, 这周五, 今週の金曜日, 이번 주 금요일 (that weekday of this week);
+    Monday; 上上周五, 先々週の金曜日, 지지난주 금요일 of the week before that); this Friday, 这周五,
+    今週の金曜日, 이번 주 금요일 (that weekday of this week);
     下周五, 来週の金曜日, 다음 주 금요일 (that weekday of next week; not "next Friday", which
     English says of this week's Friday as often). A week named from today (last, this or next
-    week, 上周, 这周, 下周, 先週, 今週, 来週, 지난주, 이번 주, 다음 주) names each of its days
+    week, 上周, 这周, 下周, 先週, 今週, 来週, 지난주, 이번 주, 다음 주; the week before last, 上上周,
+    先々週, 지지난주; two weeks ago, 两周前, 2週間前, 2주 전, the calendar week holding that day)
+    names each of its days
     (this week's up to today) with the same span; so does a month: named (in September,
     during Sept 2026, 9月, 9月份, 2026年9月, 9월; an English month only after such a word, as
     "May I" is none), or from today (last month, this month up to today, next month, 上个月,
@@ -481,6 +560,8 @@ def named_days(
             for m in (() if single else _RELATIVE_WEEK.finditer(text))
             for day in _relative_week(m, today)
         ]
+        if not single:
+            found += _weeks_ago(text, today)
     for m in _WRITTEN_DATE.finditer(text):
         if any(a < m.end() and m.start() < b for a, b, _ in found):
             continue  # inside an ISO date

@@ -474,6 +474,9 @@ def test_a_day_no_note_is_dated_is_found_where_a_note_names_it(tmp_path: Path) -
         ("what's the plan for tomorrow?", "2026-08-16"),
         ("明天的 standup 说什么？", "2026-08-16"),
         ("下周三有什么安排？", "2026-08-19"),
+        ("what did I do 3 days ago?", "2026-08-12"),
+        ("三天前做了什么？", "2026-08-12"),
+        ("이틀 전에 뭐 했어?", "2026-08-13"),
     ],
 )
 def test_a_question_naming_a_day_from_today_is_answered_from_that_days_notes(
@@ -484,6 +487,23 @@ def test_a_question_naming_a_day_from_today_is_answered_from_that_days_notes(
         mem.sync()
         found = mem.search(question, mode="keyword", today=date(2026, 8, 15))
         assert found.results and found.results[0].date == day
+
+
+@pytest.mark.parametrize(
+    "question", ["what did I do two weeks ago?", "上上周做了什么？", "先々週は？"]
+)
+def test_a_question_naming_the_week_before_last_is_answered_from_that_weeks_notes(
+    tmp_path: Path, question: str
+) -> None:
+    """Asked on Wednesday 2026-08-19: two weeks ago, the week before last, is 3-9 August (上上周
+    was last week, 10-16 August)."""
+    with Memory(_daily_logs(tmp_path / "ws"), overrides={"embedding.provider": "none"}) as mem:
+        mem.sync()
+        found = mem.search(
+            question, mode="keyword", max_results=6, min_score=0.0, today=date(2026, 8, 19)
+        )
+        assert len(found.results) == 6
+        assert {r.date for r in found.results} <= {f"2026-08-{d:02d}" for d in range(3, 10)}
 
 
 @pytest.mark.parametrize(
