@@ -633,7 +633,7 @@ def test_the_days_a_question_names_from_today() -> None:
     september = [f"--09-{d:02d}" for d in range(1, 31)]
     assert days("what did I do in September?") == days("9月做了什么") == september
     assert days("9月份的 standup") == days("during Sept") == september
-    assert days("9월에 뭐 했어?") == september and days("3개월 전") == []
+    assert days("9월에 뭐 했어?") == september and days("3개월") == []  # 3 months: no month
     assert (
         days("2026年9月")
         == days("2026년 9월")
@@ -647,8 +647,15 @@ def test_the_days_a_question_names_from_today() -> None:
         days("last month")
         == days("上个月")
         == days("先月")
+        == days("a month ago")
         == [f"2026-11-{d:02d}" for d in range(1, 31)]
     )
+    # so many months back, and the month before last (上上个月 was last month)
+    october = [f"2026-10-{d:02d}" for d in range(1, 32)]
+    assert days("two months ago") == days("两个月前") == days("2か月前") == october
+    assert days("2개월 전") == days("두 달 전") == days("the month before last") == october
+    assert days("上上个月") == days("先々月") == days("지지난달") == october
+    assert days("3개월 전") == days("3个月前") == [f"2026-09-{d:02d}" for d in range(1, 31)]
     assert (
         days("this month")
         == days("这个月")

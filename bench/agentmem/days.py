@@ -16,8 +16,8 @@ a later week, of the week before or of itself (``what did I do last week?``, ``�
 ``先週は何をした？`` asked on the next Wednesday, ``what did I do two weeks ago?`` and
 ``上上周做了什么？`` on the Wednesday after that, ``what did I do this week?`` and ``这周的 standup
 说了什么？`` on its Friday, ``下周有什么安排？`` on the Wednesday before): is a chunk of that week,
-up to that day, among the first three? Then every month, in nine frames (``9月做了什么？``,
-``9월에 뭐 했어?``, ``last month``, ``下个月有什么安排？`` …). It uses no question of the bench, so
+up to that day, among the first three? Then every month, in eleven frames (``9月做了什么？``,
+``9월에 뭐 했어?``, ``last month``, ``两个月前做了什么？``, ``下个月有什么安排？`` …). It uses no question of the bench, so
 it is no test half. No score floor.
 Writes ``bench/results/agentmem[-designer]-days.json``.
 """
@@ -90,6 +90,8 @@ MONTH_FRAMES = (
     ("{m}月の standup で何を話した？", None),
     ("what did I do last month?", 40),
     ("上个月做了什么？", 40),
+    ("what did I do two months ago?", 70),
+    ("两个月前做了什么？", 70),
     ("这个月做了什么？", 19),
     ("下个月有什么安排？", -10),
     ("what's planned for next month?", -10),

@@ -346,11 +346,37 @@ def _relative_week(m: re.Match[str], today: date) -> list[date]:
 
 
 _RELATIVE_MONTH = re.compile(
-    # last / this / next month, 上个月 / 这个月 / 下个月, 先月 / 今月 / 来月, 지난달 / 이번 달 / 다음 달
-    r"(?i:\b(?:(?P<last>last)|this|(?P<next>next))\s+month\b)"
-    r"|(?P<zh_last>上个月|上個月|上月|先月|지난\s?달)|这个月|這個月|本月|今月|이번\s?달"
-    r"|(?P<zh_next>下个月|下個月|下月|来月|다음\s?달)"
+    # last / this / next month, 上个月 / 这个月 / 下个月, 先月 / 今月 / 来月, 지난달 / 이번 달 / 다음 달;
+    # so many months back: two months ago, 两个月前, 2か月前, 2개월 전, 두 달 전, and the month
+    # before last, 上上个月, 先々月, 지지난달
+    r"(?i:\b(?P<count_en>\d{1,2}|an?|one|two|three|four|five|six|seven|eight|nine|ten)\s+"
+    r"months?\s+ago\b|\b(?P<before_last>the\s+month\s+before\s+last)\b"
+    r"|\b(?:(?P<last>last)|this|(?P<next>next))\s+month\b)"
+    r"|(?<![\d一二两兩三四五六七八九十])(?P<count_cjk>\d{1,2}|[一二两兩三四五六七八九十])\s*"
+    r"(?:[个個]月|[かカヶケ箇]月)(?:之|以)?前"
+    r"|(?P<count_ko>\d{1,2})\s*개월\s*전|(?P<count_ko_word>한|두|세|네|다섯|여섯)\s?달\s*전"
+    r"|(?P<zh_before_last>上上[个個]?月|先[々先]月|지지난\s?달)"
+    r"|(?P<zh_last>(?<!上)(?:上个月|上個月|上月)|先月|(?<!지)지난\s?달)|这个月|這個月|本月|今月"
+    r"|이번\s?달|(?P<zh_next>下个月|下個月|下月|来月|다음\s?달)"
 )
+_KO_COUNTS = {"한": 1, "두": 2, "세": 3, "네": 4, "다섯": 5, "여섯": 6}
+
+
+def _months_back(m: re.Match[str]) -> int | None:
+    """How many months back a match of :data:`_RELATIVE_MONTH` names (1 for last month),
+    ``None`` for this or next month."""
+    if m["before_last"] or m["zh_before_last"]:
+        return 2
+    if m["last"] or m["zh_last"]:
+        return 1
+    word = m["count_en"] or m["count_cjk"] or m["count_ko"]
+    if word:
+        return int(word) if word.isdigit() else _COUNTS.get(word.lower(), 0)
+    if m["count_ko_word"]:
+        return _KO_COUNTS[m["count_ko_word"]]
+    return None
+
+
 _MONTH_WORD = re.compile(
     # in September, during Sept 2026: an English month only after a word that makes it one
     rf"(?i:\b(?:in|during|since|until|through|throughout|early|late|mid|of)\s+)"
@@ -388,9 +414,12 @@ def _named_months(text: str, today: date | None) -> list[tuple[int, int, str]]:
             found += [(start, m.end(), day) for day in days]
     if today is not None:
         for m in _RELATIVE_MONTH.finditer(text):
-            if m["last"] or m["zh_last"]:
-                last = today.replace(day=1) - timedelta(days=1)
-                days = _days_of_month(last.year, last.month)
+            back = _months_back(m)
+            if back == 0:
+                continue  # 0 months ago
+            if back is not None:
+                year, month = divmod(today.year * 12 + today.month - 1 - back, 12)
+                days = _days_of_month(year, month + 1)
             elif m["next"] or m["zh_next"]:
                 after = (today.replace(day=28) + timedelta(days=4)).replace(day=1)
                 days = _days_of_month(after.year, after.month)
@@ -547,7 +576,8 @@ def named_days(
     week, 上周, 这周, 下周, 先週, 今週, 来週, 지난주, 이번 주, 다음 주; the week before last, 上上周,
     先々週, 지지난주; two weeks ago, 两周前, 2週間前, 2주 전, the calendar week holding that day)
     names each of its days
-    (this week's up to today) with the same span; so does a month: named (in September,
+    (this week's up to today) with the same span; so does a month (two months ago, 两个月前,
+    2か月前, 2개월 전, the month before last, 上上个月, 先々月, 지지난달 too): named (in September,
     during Sept 2026, 9月, 9月份, 2026年9月, 9월; an English month only after such a word, as
     "May I" is none), or from today (last month, this month up to today, next month, 上个月,
     这个月, 下个月, 先月, 今月, 来月, 지난달, 이번 달, 다음 달). With ``single``, only the
