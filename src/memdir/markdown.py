@@ -345,21 +345,42 @@ def _relative_week(m: re.Match[str], today: date) -> list[date]:
     return [monday + timedelta(days=n) for n in range(today.weekday() + 1)]
 
 
+_EN_COUNTS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+_CJK_COUNTS = "一二三四五六七八九十"
+_COUNTS = {
+    **{w: n for n, w in enumerate(_EN_COUNTS, 1)},
+    "a": 1,
+    "an": 1,
+    **{w: n for n, w in enumerate(_CJK_COUNTS, 1)},
+    "两": 2,
+    "兩": 2,
+    **{w: n for n, w in enumerate(("한", "두", "세", "네", "다섯", "여섯"), 1)},  # 두 달 전
+}
+"""Numbers written as words in a count back from today (two weeks ago, 三天前, 두 달 전)."""
+_EN_COUNT = r"\d{1,2}|an?|" + "|".join(_EN_COUNTS)
+_CJK_COUNT = rf"\d{{1,2}}|[{_CJK_COUNTS}两兩]"
+_NOT_AFTER_COUNT = rf"(?<![\d{_CJK_COUNTS}两兩])"  # 十一天前 is no 一天前
+
+
+def _count(word: str) -> int:
+    """The number a count of :data:`_EN_COUNT`, :data:`_CJK_COUNT` or :data:`_COUNTS` writes."""
+    return int(word) if word.isdigit() else _COUNTS.get(word.lower(), 0)
+
+
 _RELATIVE_MONTH = re.compile(
     # last / this / next month, 上个月 / 这个月 / 下个月, 先月 / 今月 / 来月, 지난달 / 이번 달 / 다음 달;
     # so many months back: two months ago, 两个月前, 2か月前, 2개월 전, 두 달 전, and the month
     # before last, 上上个月, 先々月, 지지난달
-    r"(?i:\b(?P<count_en>\d{1,2}|an?|one|two|three|four|five|six|seven|eight|nine|ten)\s+"
+    rf"(?i:\b(?P<count_en>{_EN_COUNT})\s+"
     r"months?\s+ago\b|\b(?P<before_last>the\s+month\s+before\s+last)\b"
     r"|\b(?:(?P<last>last)|this|(?P<next>next))\s+month\b)"
-    r"|(?<![\d一二两兩三四五六七八九十])(?P<count_cjk>\d{1,2}|[一二两兩三四五六七八九十])\s*"
+    rf"|{_NOT_AFTER_COUNT}(?P<count_cjk>{_CJK_COUNT})\s*"
     r"(?:[个個]月|[かカヶケ箇]月)(?:之|以)?前"
     r"|(?P<count_ko>\d{1,2})\s*개월\s*전|(?P<count_ko_word>한|두|세|네|다섯|여섯)\s?달\s*전"
     r"|(?P<zh_before_last>上上[个個]?月|先[々先]月|지지난\s?달)"
     r"|(?P<zh_last>(?<!上)(?:上个月|上個月|上月)|先月|(?<!지)지난\s?달)|这个月|這個月|本月|今月"
     r"|이번\s?달|(?P<zh_next>下个月|下個月|下月|来月|다음\s?달)"
 )
-_KO_COUNTS = {"한": 1, "두": 2, "세": 3, "네": 4, "다섯": 5, "여섯": 6}
 
 
 def _months_back(m: re.Match[str]) -> int | None:
@@ -369,12 +390,8 @@ def _months_back(m: re.Match[str]) -> int | None:
         return 2
     if m["last"] or m["zh_last"]:
         return 1
-    word = m["count_en"] or m["count_cjk"] or m["count_ko"]
-    if word:
-        return int(word) if word.isdigit() else _COUNTS.get(word.lower(), 0)
-    if m["count_ko_word"]:
-        return _KO_COUNTS[m["count_ko_word"]]
-    return None
+    word = m["count_en"] or m["count_cjk"] or m["count_ko"] or m["count_ko_word"]
+    return _count(word) if word else None
 
 
 _MONTH_WORD = re.compile(
@@ -457,22 +474,13 @@ def _relative_day(m: re.Match[str], today: date) -> date:
     return monday + timedelta(days=_WEEKDAY_NUMBER[m["zh"] or m["ja"] or m["ko"]])
 
 
-_COUNTS = {
-    **{w: n for n, w in enumerate(("one", "two", "three", "four", "five", "six", "seven"), 1)},
-    **{w: n for n, w in enumerate(("eight", "nine", "ten"), 8)},
-    "a": 1,
-    "an": 1,
-    **{w: n for n, w in enumerate("一二三四五六七八九十", 1)},
-    "两": 2,
-    "兩": 2,
-}
 _KO_BACK = {"이틀": (2, True), "사흘": (3, True), "나흘": (4, True), "일주일": (1, False)}
 """Korean words for a count back: (count, of days rather than weeks)."""
 _AGO = re.compile(
     # 3 days ago, two weeks ago, 三天前, 两周前, 3日前, 2週間前, 3일 전, 2주 전, 이틀 전, 大前天
-    r"(?i:\b(?P<en>\d{1,2}|an?|one|two|three|four|five|six|seven|eight|nine|ten)\s+"
+    rf"(?i:\b(?P<en>{_EN_COUNT})\s+"
     r"(?:(?P<en_days>days?)|weeks?)\s+ago\b)"
-    r"|(?<![\d一二两兩三四五六七八九十])(?P<cjk>\d{1,2}|[一二两兩三四五六七八九十])\s*[个個]?\s*"
+    rf"|{_NOT_AFTER_COUNT}(?P<cjk>{_CJK_COUNT})\s*[个個]?\s*"
     r"(?:(?P<cjk_days>天|日)|周|週間|週|星期|礼拜|禮拜)(?:之|以)?前"
     r"|(?P<ko>\d{1,2})\s*(?:(?P<ko_days>일)|주)\s*전|(?P<ko_word>이틀|사흘|나흘|일주일)\s*전"
     r"|(?P<zh_3>大前天)"
@@ -489,8 +497,7 @@ def _ago(m: re.Match[str], today: date) -> list[date]:
     elif m["ko_word"]:
         count, days = _KO_BACK[m["ko_word"]]
     else:
-        word = m["en"] or m["cjk"] or m["ko"]
-        count = int(word) if word.isdigit() else _COUNTS.get(word.lower(), 0)
+        count = _count(m["en"] or m["cjk"] or m["ko"])
         days = bool(m["en_days"] or m["cjk_days"] or m["ko_days"])
         if m["cjk_days"] == "日" and count > 10:
             return []
