@@ -520,6 +520,14 @@ def _told(index: IndexBackend, query: str, missing: list[str]) -> tuple[list[str
     return told, index.script_lines() if any(term_writings(t) for t in told) else {}
 
 
+def _size(lines: dict[str, int]) -> float:
+    """How much a lack tells in a memory this size, from 0 to 1: the ``lines`` of the writing
+    memory uses most against :data:`TELLING_LINES` (1 for an empty count: nothing to judge by).
+    The part :func:`_telling` and :func:`_small` share."""
+    most = max(lines.values(), default=0)
+    return min(1.0, most / TELLING_LINES) if most else 1.0
+
+
 def _telling(lines: dict[str, int], term: str) -> float:
     """How much it tells that memory lacks ``term``, from 0 to 1: the ``lines`` memory writes in
     the term's writings (:func:`memdir.text.scripts.term_writings`) against those of the
@@ -527,15 +535,15 @@ def _telling(lines: dict[str, int], term: str) -> float:
     word no note uses says the fact is missing where most notes are in English, and next to
     nothing where most are in Japanese, which writes the same fact in Japanese words (the
     residence permit that "expire" asks about is 在留期限 there). Nor does it tell much in
-    a memory of a few notes, which lacks most words of any question: the lines are counted
-    against :data:`TELLING_LINES` at least. Digits and symbols tell in full
+    a memory of a few notes, which lacks most words of any question: that share is scaled by
+    memory's size (:func:`_size`). Digits and symbols tell in full
     (:meth:`~memdir.index.backend.IndexBackend.script_lines` is read only when a lacked term
     has a writing)."""
     writings = term_writings(term)
     most = max(lines.values(), default=0)
     if not writings or not most:
         return 1.0
-    return min(1.0, sum(lines.get(w, 0) for w in writings) / max(most, TELLING_LINES))
+    return min(1.0, sum(lines.get(w, 0) for w in writings) / most * _size(lines))
 
 
 LEAST_TOLD = 0.25
@@ -551,16 +559,15 @@ little): none .725 / .867 and .767 / .667; .15 .675 / .933 and .628 / .833; .25 
 
 def _small(lines: dict[str, int], term: str) -> float:
     """How much it tells that memory lacks ``term`` in keyword search alone, from
-    :data:`LEAST_TOLD` to 1: the lines of the writing memory uses most against
-    :data:`TELLING_LINES`, the part of :func:`_telling` that says how small memory is. Not
-    the share of the term's writing: keyword search alone has no judge of meaning behind it,
-    and with that share an XQuAD-zh question asked of LoCoMo's English memory lacked nothing
-    that told, so one word it held (a number, a bridge) answered it (``bench/floor.py``: 2.7 →
-    22.5 % of such questions answered). Digits and symbols tell in full."""
-    most = max(lines.values(), default=0)
-    if not term_writings(term) or not most or most >= TELLING_LINES:
+    :data:`LEAST_TOLD` to 1: memory's size (:func:`_size`), the part of :func:`_telling` that
+    says how small memory is. Not the share of the term's writing: keyword search alone has no
+    judge of meaning behind it, and with that share an XQuAD-zh question asked of LoCoMo's
+    English memory lacked nothing that told, so one word it held (a number, a bridge) answered
+    it (``bench/floor.py``: 2.7 → 22.5 % of such questions answered). Digits and symbols tell
+    in full."""
+    if not term_writings(term):
         return 1.0
-    return max(LEAST_TOLD, most / TELLING_LINES)
+    return max(LEAST_TOLD, _size(lines))
 
 
 def _lacks_a_name(

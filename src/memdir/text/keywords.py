@@ -33,7 +33,13 @@ import re
 import unicodedata
 from collections.abc import Iterable, Iterator
 
-from memdir.text.stopwords import KOREAN, STOP_PHRASES, STOP_WORDS
+from memdir.text.stopwords import (
+    KOREAN,
+    KOREAN_PARTICLES,
+    KOREAN_WORD_PARTICLES,
+    STOP_PHRASES,
+    STOP_WORDS,
+)
 
 __all__ = ["expand_query_for_fts", "extract_keywords"]
 
@@ -53,10 +59,7 @@ _JAPANESE_RUN = re.compile(
 _CHINESE_RUN = re.compile(f"(?P<ascii>[a-z0-9_]+)|(?P<han>[{_HAN}]+)")
 
 # Two-syllable particles come first, so "기능으로" loses "으로", not just "로".
-_KOREAN_PARTICLES = (
-    "에서", "으로", "에게", "한테", "처럼", "같이", "보다", "까지", "부터", "마다", "밖에", "대로",
-    "은", "는", "이", "가", "을", "를", "의", "에", "로", "와", "과", "도", "만",
-)  # fmt: skip
+_KOREAN_PARTICLES = (*KOREAN_WORD_PARTICLES, *KOREAN_PARTICLES)  # two syllables first
 
 _FULLWIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
 

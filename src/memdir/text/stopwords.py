@@ -22,6 +22,8 @@ __all__ = [
     "ENGLISH",
     "JAPANESE",
     "KOREAN",
+    "KOREAN_PARTICLES",
+    "KOREAN_WORD_PARTICLES",
     "PORTUGUESE",
     "SPANISH",
     "STOP_PHRASES",
@@ -140,6 +142,17 @@ CHINESE: frozenset[str] = frozenset(
         "请", "帮", "帮我", "帮忙", "找", "找到", "告诉", "给", "看看", "显示",
     }
 )  # fmt: skip
+
+KOREAN_PARTICLES = (
+    "에서", "으로", "에게", "한테", "까지", "부터", "처럼", "보다",
+    "은", "는", "이", "가", "을", "를", "의", "에", "로", "와", "과", "도", "만",
+)  # fmt: skip
+"""The particles a Korean word may end in (일정은, 서버에서), those of two syllables first, so
+that the longest is cut: the one list :mod:`memdir.text.tokens` (queries) and
+:mod:`memdir.text.keywords` (OpenClaw's keyword extraction) cut by."""
+KOREAN_WORD_PARTICLES = ("같이", "마다", "밖에", "대로")
+"""Particles that are words too (같이 "together", 대로 "avenue"): OpenClaw's keyword
+extraction cuts them as well; a query keeps them, as a word the note may hold."""
 
 KOREAN: frozenset[str] = frozenset(
     {

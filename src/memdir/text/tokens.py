@@ -40,6 +40,7 @@ from itertools import chain
 from memdir.text import variants
 from memdir.text.irregular import BASE_FORMS, base_form
 from memdir.text.scripts import line_script
+from memdir.text.stopwords import KOREAN_PARTICLES
 
 __all__ = [
     "FTS_TOKENIZE",
@@ -270,16 +271,12 @@ def _function_re(japanese: bool = True) -> re.Pattern[str]:
 
 _HIRAGANA = re.compile("[\u3040-\u309f]+")
 _HANGUL_RUN = re.compile("[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]+")
-_KOREAN_PARTICLES = (
-    "에서", "으로", "에게", "한테", "까지", "부터", "처럼", "보다",
-    "은", "는", "이", "가", "을", "를", "의", "에", "로", "와", "과", "도", "만",
-)  # fmt: skip
 _KOREAN_ASKING = (
     "누구", "누가", "무엇", "무슨", "어디", "언제", "어떻게", "어땠", "어때", "어떤", "어느",
     "얼마", "뭐", "뭘", "뭔", "왜", "몇",
 )  # fmt: skip
 _KOREAN_AFTER_ASKING = frozenset((
-    "", *_KOREAN_PARTICLES, "랑", "이랑", "하고", "서", "나", "든", "든지", "쯤",
+    "", *KOREAN_PARTICLES, "랑", "이랑", "하고", "서", "나", "든", "든지", "쯤",
     "야", "이야", "예요", "이에요", "에요", "요", "지", "였어", "였나요", "인가요", "인지",
     "니", "냐", "나요", "어", "어요",
 ))  # fmt: skip
@@ -429,7 +426,7 @@ def _korean_piece(word: str, last: bool = False) -> str:
             if ending in ("니", "냐", "어") and not (stem and _past(stem[-1])):
                 continue  # 어머니, 언니 end in 니: one syllable is an ending after a past tense
             return "" if not stem or stem in _KOREAN_LIGHT else stem
-    for particle in _KOREAN_PARTICLES:
+    for particle in KOREAN_PARTICLES:
         # a particle of one syllable leaves a stem of two at least: 회의, 속도, 가을 end so
         if word.endswith(particle) and len(word) - len(particle) >= (1 if len(particle) > 1 else 2):
             word = word[: -len(particle)]
