@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from memdir.errors import EmbeddingError
-from memdir.index import Index
+from memdir.index import Index, KeywordRow
 from memdir.search import engine, keyword
 from memdir.search.engine import SearchSettings, run_search
 from memdir.search.keyword import (
@@ -857,4 +857,27 @@ def test_behind_a_filter_meaning_alone_does_not_answer_for_what_only_a_hidden_no
     assert found("ledger stripe", **visible) == ["a.md"]
     assert found("ledger paypal", **visible) == []
     assert found("ledger paypal")[0] == "hidden/b.md"
+    index.close()
+
+
+def test_keyword_candidates_are_fts5_s_then_the_named_day_s_then_also_each_once(
+    tmp_path: Path,
+) -> None:
+    index = Index.open(tmp_path / "index.sqlite")
+    heron = add_note(index, "a.md", "heron nests by the lake")
+    logged = add_note(index, "memory/2026-09-05.md", "lunch with Ana", date="2026-09-05")
+    both = add_note(index, "memory/2026-09-04.md", "a heron again", date="2026-09-04")
+    other = add_note(index, "c.md", "tea with lemon")
+    profile = query_profile(index, "heron on Sep 5", stopwords=STOP_WORDS)
+    assert profile is not None and profile.days == ("2026-09-05",)
+    chunks = index.chunks_by_ids([other, heron])
+    also = [KeywordRow(chunks[other], 0.0), KeywordRow(chunks[heron], 0.0)]
+    rows = keyword.keyword_candidates(index, profile, 10, also=also)
+    ids = [row.chunk.id for row in rows]
+    assert sorted(ids[:2]) == sorted([heron, both])  # FTS5's, for "heron"
+    assert ids[2:] == [logged, other]  # the day's log, then ``also`` not already there
+    # scored from the candidates given, the index is not read for them again: none, nothing
+    assert keyword.keyword_search(index, "heron on Sep 5", 10, profile=profile, candidates=[]) == []
+    scored = keyword.keyword_search(index, "heron on Sep 5", 10, profile=profile, candidates=rows)
+    assert {row.chunk.id for row, _ in scored} >= {heron, both, logged}
     index.close()

@@ -23,6 +23,7 @@ from memdir.search.keyword import (
     as_seen,
     code_terms,
     is_identifier_term,
+    keyword_candidates,
     keyword_search,
     match_body,
     query_profile,
@@ -774,7 +775,15 @@ def run_search(
             pending = _VECTOR_POOL.get().submit(vectors.search, vector_text, limit, assist)
             pending.add_done_callback(lambda _: assist.close())
 
-        candidates: list[KeywordRow] = []  # FTS5's, read once (scored again if degraded)
+        also = [*about, *quoted]
+        # FTS5's candidates, read once: scored again by keyword search alone if degraded
+        candidates = (
+            keyword_candidates(
+                index, profile, limit, sources=list(sources) if sources else None, also=also
+            )
+            if profile is not None
+            else []
+        )
 
         def keyword_hits_by(scoring: QueryProfile) -> list[tuple[int, float]]:
             hits = []
@@ -786,7 +795,7 @@ def run_search(
                 stopwords=stopwords,
                 profile=scoring,
                 bodies=bodies,
-                also=[*about, *quoted],
+                also=also,
                 candidates=candidates,
             ):
                 hits.append((row.chunk.id, score))

@@ -30,7 +30,13 @@ from memdir.text import (
 )
 from memdir.text.scripts import term_writings
 
-__all__ = ["ABSENT_WEIGHT", "PRESENCE_WEIGHT", "bm25_rank_to_score", "keyword_search"]
+__all__ = [
+    "ABSENT_WEIGHT",
+    "PRESENCE_WEIGHT",
+    "bm25_rank_to_score",
+    "keyword_candidates",
+    "keyword_search",
+]
 
 
 def bm25_rank_to_score(rank: float) -> float:
@@ -107,6 +113,28 @@ def _has_digit(term: str) -> bool:
     return any(c.isdigit() for c in term)
 
 
+def keyword_candidates(
+    index: IndexBackend,
+    profile: QueryProfile,
+    limit: int,
+    *,
+    sources: list[str] | None = None,
+    also: Sequence[KeywordRow] = (),
+) -> list[KeywordRow]:
+    """The chunks :func:`keyword_search` scores for a query of ``profile``: FTS5's best
+    ``limit`` by BM25 for its MATCH expression, then the chunks of the days it names, newest
+    first (:meth:`QueryProfile.day_rows`), then ``also``, each once. A caller that scores the
+    same query by two profiles of it (hybrid search fallen back to keyword search alone:
+    :meth:`QueryProfile.alone`, which keeps the terms and days) reads the index once."""
+    rows = index.keyword(profile.match, limit, sources=sources) if profile.match else []
+    seen = {row.chunk.id for row in rows}
+    for row in [*profile.day_rows(index, limit, sources), *also]:
+        if row.chunk.id not in seen:
+            seen.add(row.chunk.id)
+            rows.append(row)
+    return rows
+
+
 def keyword_search(
     index: IndexBackend,
     query: str,
@@ -118,41 +146,30 @@ def keyword_search(
     bridges: bool = True,
     bodies: dict[int, str] | None = None,
     also: Sequence[KeywordRow] = (),
-    candidates: list[KeywordRow] | None = None,
+    candidates: Sequence[KeywordRow] | None = None,
 ) -> list[tuple[KeywordRow, float]]:
     """Up to ``limit`` chunks matching any query term, best first, with their 0–1 scores.
 
-    The candidates are FTS5's best by BM25; each is then scored by the weighted IDF share of
-    the query's terms it holds (:func:`memdir.text.term_matcher`: any English inflection of a
-    word, an identifier's words in order) blended with
-    its BM25 share, moved up when its heading names them, and the list is ordered by score.
+    The candidates are FTS5's best by BM25 (:func:`keyword_candidates`); each is then scored
+    by the weighted IDF share of the query's terms it holds (:func:`memdir.text.term_matcher`:
+    any English inflection of a word, an identifier's words in order) blended with its BM25
+    share, moved up when its heading names them, and the list is ordered by score.
     ``profile`` is :func:`query_profile` of the query, when the caller already has it.
     ``bodies`` (chunk id → :func:`match_body`) receives the text each candidate was matched
     in, for the caller's own rules to read instead of folding it again. ``also`` are chunks
     to score besides FTS5's best (the notes about a person a question asks about: a long
     table holding the name once is no BM25 candidate beside the many short entries naming
-    them). ``candidates``, when given, are the chunks to score, and receives them when empty:
-    the same query scored again by another profile of it (:meth:`QueryProfile.alone`) reads
-    the index once.
+    them). ``candidates``, when given, are the chunks to score instead of reading them:
+    :func:`keyword_candidates` of the query's terms and days and of the same ``also``.
     """
     if profile is None:
         profile = query_profile(index, query, stopwords=stopwords, bridges=bridges)
     if profile is None:
         return []
     terms, mass, bm25_mass = profile.terms, profile.mass, profile.bm25_mass
-    if candidates:
-        rows = list(candidates)
-    else:
-        rows = index.keyword(profile.match, limit, sources=sources) if profile.match else []
-        # the chunks of the day the question names, newest first, then ``also``
-        dated = profile.day_rows(index, limit, sources)
-        seen = {row.chunk.id for row in rows}
-        for row in [*dated, *also]:
-            if row.chunk.id not in seen:
-                seen.add(row.chunk.id)
-                rows.append(row)
-        if candidates is not None:
-            candidates.extend(rows)
+    if candidates is None:
+        candidates = keyword_candidates(index, profile, limit, sources=sources, also=also)
+    rows = list(candidates)
     if not rows:
         return []
     holding = _Holding(profile)
