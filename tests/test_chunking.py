@@ -623,7 +623,20 @@ def test_the_days_a_question_names_from_today() -> None:
     assert days("지지난주") == before_last
     this = ["2026-11-30", "2026-12-01", "2026-12-02", "2026-12-03", "2026-12-04"]
     assert days("this week's standups") == days("这周的 standup") == days("今週") == this
-    assert days("last weekend") == []  # no week
+    # a weekend: the Saturday and Sunday of the calendar week named (上周末 named all of last
+    # week, 这周末 this week up to today, and "last weekend" nothing)
+    weekend = ["2026-11-28", "2026-11-29"]
+    assert days("what did I do last weekend?") == days("上周末做了什么") == weekend
+    assert days("上个周末") == days("先週末") == days("지난 주말에 뭐 했어?") == weekend
+    coming = ["2026-12-05", "2026-12-06"]
+    assert days("this weekend") == days("这个周末") == days("本周末") == days("今週末") == coming
+    assert days("이번 주말") == days("這個週末") == coming
+    after = ["2026-12-12", "2026-12-13"]
+    assert days("下周末有什么安排") == days("来週末") == days("다음 주말") == after
+    before = ["2026-11-21", "2026-11-22"]
+    assert days("the weekend before last") == days("上上周末") == days("先々週末") == before
+    assert days("지지난 주말") == before
+    assert days("next weekend") == []  # this week's weekend as often as the next one's
     # a weekday of this week: this Friday, 这周五, 今週の金曜日
     assert days("this Friday") == days("这周五的会") == days("今週の金曜日") == ["2026-12-04"]
     assert days("本周一") == days("this Monday") == ["2026-11-30"]

@@ -16,7 +16,11 @@ a later week, of the week before or of itself (``what did I do last week?``, ``�
 ``先週は何をした？`` asked on the next Wednesday, ``what did I do two weeks ago?`` and
 ``上上周做了什么？`` on the Wednesday after that, ``what did I do this week?`` and ``这周的 standup
 说了什么？`` on its Friday, ``下周有什么安排？`` on the Wednesday before): is a chunk of that week,
-up to that day, among the first three? Then every month, in eleven frames (``9月做了什么？``,
+up to that day, among the first three? Then every weekend with a log of its Saturday or
+Sunday, in six frames (``what did I do last weekend?``, ``上周末做了什么？``, ``先週末は何をした？``,
+``지난 주말에 뭐 했어?`` asked on the next Wednesday, ``what did I do this weekend?`` and
+``这个周末做了什么？`` on its Sunday): is a chunk of one of its two days among the first three?
+Then every month, in eleven frames (``9月做了什么？``,
 ``9월에 뭐 했어?``, ``last month``, ``两个月前做了什么？``, ``下个月有什么安排？`` …). It uses no question of the bench, so
 it is no test half. No score floor.
 Writes ``bench/results/agentmem[-designer]-days.json``.
@@ -83,6 +87,16 @@ WEEK_FRAMES = (
 )
 """A question naming a week from today, the day it is asked (days after the week's Monday;
 before it, when negative), and the word a log of the week must hold for it to be asked."""
+WEEKEND_FRAMES = (
+    ("what did I do last weekend?", 9),
+    ("上周末做了什么？", 9),
+    ("先週末は何をした？", 9),
+    ("지난 주말에 뭐 했어?", 9),
+    ("what did I do this weekend?", 6),
+    ("这个周末做了什么？", 6),
+)
+"""A question naming a weekend from today, and the day it is asked (days after the week's
+Monday: the next Wednesday, or the Sunday itself)."""
 MONTH_FRAMES = (
     ("what did I do in {month}?", None),
     ("{m}月做了什么？", None),
@@ -133,6 +147,16 @@ def main() -> int:
                     continue
                 today = monday + timedelta(days=after)
                 weeks.ask(frame, frame, lambda h, w=week: h.date in w, monday.isoformat(), today)
+        weekends = Asked(mem, args.modes, [frame for frame, _ in WEEKEND_FRAMES], TOP)
+        for saturday in sorted(
+            {d - timedelta(days=d.weekday() - 5) for d in texts if d.weekday() >= 5}
+        ):
+            weekend = {saturday.isoformat(), (saturday + timedelta(days=1)).isoformat()}
+            for frame, after in WEEKEND_FRAMES:
+                today = saturday + timedelta(days=after - 5)
+                weekends.ask(
+                    frame, frame, lambda h, w=weekend: h.date in w, saturday.isoformat(), today
+                )
         months = Asked(mem, args.modes, [frame for frame, _ in MONTH_FRAMES], TOP)
         for first in sorted({d.replace(day=1) for d in texts}):
             month = first.isoformat()[:7]
@@ -145,6 +169,7 @@ def main() -> int:
                 )
     days.print(f"{len(texts)} daily logs")
     weeks.print("\nweeks")
+    weekends.print("\nweekends")
     months.print("\nmonths")
     out = args.out or RESULTS_DIR / f"{results_name(args.memory, 'days')}.json"
     write_probe(
@@ -159,6 +184,8 @@ def main() -> int:
             "missed": days.missed,
             "week_questions": weeks.asked,
             "weeks_missed": weeks.missed,
+            "weekend_questions": weekends.asked,
+            "weekends_missed": weekends.missed,
             "month_questions": months.asked,
             "months_missed": months.missed,
         },

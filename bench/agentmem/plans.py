@@ -9,7 +9,9 @@ the log of the day they were made, not of the day they are for; a day no log is 
 weekend, a day still to come) is named only there. The days are found here with a pattern of
 this probe's own (``9/15``, ``9月15日``, ``9月15号``: a month and a day, ahead of the log's day
 by at most :data:`AHEAD` days, in the log's year), not with memdir's, and each is asked in
-three frames, and as 明天 when it is the next day, on the log's day (``Memory.search(today=…)``).
+three frames, as 明天 when it is the next day, and as this weekend or next (这个周末, 下周末,
+今週末, 来週末) when it is a Saturday or Sunday of the log's calendar week or the next, on the
+log's day (``Memory.search(today=…)``).
 A hit is a result of that log whose lines hold the line naming the day. It uses no question of
 the bench, so it is no test half. No score floor. Writes
 ``bench/results/agentmem[-designer]-plans.json``.
@@ -36,9 +38,34 @@ FRAMES = (
     "what's on {mon} {d}?",
     "{m}/{d} の予定は？",
     "明天有什么安排？",
+    "这个周末有什么安排？",
+    "what's on this weekend?",
+    "今週末の予定は？",
+    "下周末有什么安排？",
+    "来週末の予定は？",
 )
 TOMORROW = "明天有什么安排？"
 """Asked only of a day that is the day after the log's."""
+WEEKENDS = {
+    "这个周末有什么安排？": 0,
+    "what's on this weekend?": 0,
+    "今週末の予定は？": 0,
+    "下周末有什么安排？": 1,
+    "来週末の予定は？": 1,
+}
+"""Asked only of a Saturday or Sunday of the log's calendar week (0) or of the next one (1)."""
+
+
+def _asked(frame: str, written: date, day: date) -> bool:
+    """Whether ``frame`` names ``day`` when asked on ``written``."""
+    if frame == TOMORROW:
+        return day == written + timedelta(days=1)
+    if frame in WEEKENDS:
+        weeks = (day - timedelta(days=day.weekday()) - written + timedelta(written.weekday())).days
+        return day.weekday() >= 5 and weeks == 7 * WEEKENDS[frame]
+    return True
+
+
 AHEAD = 60
 TOP = 3
 _WRITTEN = re.compile(r"(?<![\d/.:])(\d{1,2})(?:/|\s*月\s*)(\d{1,2})(?:\s*[日号])?(?![\d/.:])")
@@ -69,7 +96,7 @@ def main() -> int:
             path = f"memory/{written.isoformat()}.md"
             for line, day in planned(text, written, set(texts)):
                 for frame in FRAMES:
-                    if frame == TOMORROW and day != written + timedelta(days=1):
+                    if not _asked(frame, written, day):
                         continue
                     question = frame.format(m=day.month, d=day.day, mon=day.strftime("%b"))
                     asked.ask(

@@ -345,6 +345,33 @@ def _relative_week(m: re.Match[str], today: date) -> list[date]:
     return [monday + timedelta(days=n) for n in range(today.weekday() + 1)]
 
 
+_RELATIVE_WEEKEND = re.compile(
+    # last / this weekend, 上周末, 这个周末, 下周末, 先週末, 今週末, 来週末, 지난 주말, 이번 주말,
+    # 다음 주말; the weekend before last, 上上周末, 先々週末 (not "next weekend": English says it
+    # of this week's weekend as often as of the next one's, as it does "next Friday")
+    r"(?i:\b(?P<before_last>the\s+weekend\s+before\s+last)\b"
+    r"|\b(?:(?P<last>last)|this)\s+weekend\b)"
+    rf"|(?P<zh_before_last>上(?:{_ZH_LAST_WEEK})末|先[々先]週末|지지난\s?주말)"
+    rf"|(?P<zh_last>(?<!上)(?:{_ZH_LAST_WEEK}|上个周|上個週|上個周)末|先週末|(?<!지)지난\s?주말)"
+    rf"|(?P<zh_next>(?:{_ZH_NEXT_WEEK}|下个周|下個週|下個周)末|[来來]週末|다음\s?주말)"
+    rf"|(?:{_ZH_THIS_WEEK}|这个周|這個週|這個周|这个週)末|今週末|이번\s?주말"
+)
+
+
+def _relative_weekend(m: re.Match[str], today: date) -> list[date]:
+    """The Saturday and Sunday a match of :data:`_RELATIVE_WEEKEND` names, seen from ``today``:
+    those of the calendar week (Monday to Sunday) before this one, of this one, of the next or
+    of the week before last, as :func:`_relative_week` counts weeks."""
+    saturday = today - timedelta(days=today.weekday()) + timedelta(days=5)
+    if m["before_last"] or m["zh_before_last"]:
+        saturday -= timedelta(days=14)
+    elif m["last"] or m["zh_last"]:
+        saturday -= timedelta(days=7)
+    elif m["zh_next"]:
+        saturday += timedelta(days=7)
+    return [saturday, saturday + timedelta(days=1)]
+
+
 _EN_COUNTS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 _CJK_COUNTS = "一二三四五六七八九十"
 _COUNTS = {
@@ -583,20 +610,31 @@ def named_days(
     week, 上周, 这周, 下周, 先週, 今週, 来週, 지난주, 이번 주, 다음 주; the week before last, 上上周,
     先々週, 지지난주; two weeks ago, 两周前, 2週間前, 2주 전, the calendar week holding that day)
     names each of its days
-    (this week's up to today) with the same span; so does a month (two months ago, 两个月前,
-    2か月前, 2개월 전, the month before last, 上上个月, 先々月, 지지난달 too): named (in September,
+    (this week's up to today) with the same span; so does a weekend, the Saturday and Sunday
+    of such a week (last or this weekend, the weekend before last, 上周末, 这个周末, 下周末,
+    上上周末, 先週末, 今週末, 来週末, 지난 주말, 이번 주말, 다음 주말; not "next weekend"); and
+    a month (two months ago, 两个月前, 2か月前, 2개월 전, the month before last, 上上个月,
+    先々月, 지지난달 too): named (in September,
     during Sept 2026, 9月, 9月份, 2026年9月, 9월; an English month only after such a word, as
     "May I" is none), or from today (last month, this month up to today, next month, 上个月,
     这个月, 下个月, 先月, 今月, 来月, 지난달, 이번 달, 다음 달). With ``single``, only the
-    days named one by one, no week's or month's."""
+    days named one by one, no week's, weekend's or month's."""
     found: list[tuple[int, int, str]] = [(at, at + 10, iso) for at, iso in _dates(text)]
     if today is not None:
         found += days_from(text, today)
-        found += [
-            (m.start(), m.end(), day.isoformat())
-            for m in (() if single else _RELATIVE_WEEK.finditer(text))
-            for day in _relative_week(m, today)
-        ]
+        if not single:
+            weekends = [
+                (m.start(), m.end(), day.isoformat())
+                for m in _RELATIVE_WEEKEND.finditer(text)
+                for day in _relative_weekend(m, today)
+            ]
+            found += weekends
+            found += [
+                (m.start(), m.end(), day.isoformat())
+                for m in _RELATIVE_WEEK.finditer(text)
+                if not any(a < m.end() and m.start() < b for a, b, _ in weekends)  # 上周末
+                for day in _relative_week(m, today)
+            ]
         if not single:
             found += _weeks_ago(text, today)
     for m in _WRITTEN_DATE.finditer(text):
