@@ -811,3 +811,41 @@ def test_the_lines_of_a_chunk_worth_a_vector_of_their_own() -> None:
         "first line here",
         "second line here",
     ]
+
+
+def test_a_weekday_a_question_names_alone_is_read_by_its_tense() -> None:
+    """``what did I do on Tuesday?`` is the latest Tuesday, ``what's on Tuesday?`` the next; a
+    weekday asked about with neither tense, or as a habit or a range, names no day."""
+    from datetime import date
+
+    friday = date(2026, 12, 4)
+
+    def days(question: str) -> list[str]:
+        return [day for _, _, day in named_days(question, friday, question=True)]
+
+    tuesday = ["2026-12-01"]
+    assert days("what did I do on Tuesday?") == days("周二做了什么？") == tuesday
+    assert days("火曜日に何をした？") == days("화요일에 뭐 했어?") == tuesday
+    assert days("周二的会上说了什么？") == days("礼拜二吃了什么") == tuesday
+    assert days("What happened on Friday?") == ["2026-11-27"]  # not today: the one before
+    assert days("what's on Tuesday?") == days("周二有什么安排？") == ["2026-12-08"]
+    assert days("周五要做什么") == days("金曜日の予定は？") == ["2026-12-04"]  # today counts
+    # a habit, a change, a range, a count, a plural, or no tense: no day
+    for habit in (
+        "what time is the standup on Tuesday?",
+        "周二的例会几点开始？",
+        "on-call 交接为什么从周一改到周二了？",
+        "每周二开会吗",
+        "毎週火曜の定例は何時だった？",
+        "매주 화요일에 뭐 했어?",
+        "what did we do on Tuesdays?",
+        "what did I do on Monday and Tuesday?",
+        "周一到周五做了什么",
+        "月曜日から金曜日まで何をした？",
+        "一周二次的会议取消了吗",
+    ):
+        assert days(habit) == [], habit
+    # a weekday with its week or its date is read as that
+    assert days("上周二做了什么") == ["2026-11-24"] and days("周五（9/4）做了什么") == ["--09-04"]
+    # only in a question: a note's "周二" names no day
+    assert [d for _, _, d in named_days("周二做了什么", friday)] == []

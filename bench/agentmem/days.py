@@ -60,6 +60,10 @@ FRAMES = (
     ("what's the plan for tomorrow?", ""),
     ("明天有什么安排？", ""),
     ("下周{zh_weekday}有什么安排？", ""),
+    ("what did I do on {en_weekday}?", ""),
+    ("周{zh_weekday}做了什么？", ""),
+    ("{ja_weekday}曜日に何をした？", ""),
+    ("{ko_weekday}요일에 뭐 했어?", ""),
 )
 RELATIVE = {
     "what did I do yesterday?": 1,
@@ -71,9 +75,14 @@ RELATIVE = {
     "what's the plan for tomorrow?": -1,
     "明天有什么安排？": -1,
     "下周{zh_weekday}有什么安排？": -7,
+    "what did I do on {en_weekday}?": 3,
+    "周{zh_weekday}做了什么？": 2,
+    "{ja_weekday}曜日に何をした？": 4,
+    "{ko_weekday}요일에 뭐 했어?": 5,
 }
 """Asked this many days after (``today``; before, when negative): the next morning, the same
-weekday a week on, the day before, or a week before."""
+weekday a week on, the day before, a week before, or, for a weekday named alone (``what did I
+do on Tuesday?``), a few days after, within the week that follows."""
 WEEK_FRAMES = (
     ("what did I do last week?", 9, ""),
     ("上周做了什么？", 9, ""),
@@ -133,6 +142,8 @@ def main() -> int:
                     day=day.day,
                     zh_weekday="一二三四五六日"[day.weekday()],
                     ko_weekday="월화수목금토일"[day.weekday()],
+                    ja_weekday="月火水木金土日"[day.weekday()],
+                    en_weekday=day.strftime("%A"),
                 )
                 after = RELATIVE.get(frame)
                 today = day + timedelta(days=after) if after else None

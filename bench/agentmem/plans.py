@@ -11,7 +11,8 @@ this probe's own (``9/15``, ``9月15日``, ``9月15号``: a month and a day, ahe
 by at most :data:`AHEAD` days, in the log's year), not with memdir's, and each is asked in
 three frames, as 明天 when it is the next day, and as this weekend or next (这个周末, 下周末,
 今週末, 来週末) when it is a Saturday or Sunday of the log's calendar week or the next, on the
-log's day (``Memory.search(today=…)``).
+log's day (``Memory.search(today=…)``), and by its weekday alone (``what's on Tuesday?``,
+``周二有什么安排？``) when it is two to six days ahead.
 A hit is a result of that log whose lines hold the line naming the day. It uses no question of
 the bench, so it is no test half. No score floor. Writes
 ``bench/results/agentmem[-designer]-plans.json``.
@@ -43,6 +44,8 @@ FRAMES = (
     "今週末の予定は？",
     "下周末有什么安排？",
     "来週末の予定は？",
+    "what's on {weekday}?",
+    "周{zh_weekday}有什么安排？",
 )
 TOMORROW = "明天有什么安排？"
 """Asked only of a day that is the day after the log's."""
@@ -54,12 +57,16 @@ WEEKENDS = {
     "来週末の予定は？": 1,
 }
 """Asked only of a Saturday or Sunday of the log's calendar week (0) or of the next one (1)."""
+WEEKDAYS = ("what's on {weekday}?", "周{zh_weekday}有什么安排？")
+"""Asked only of a day two to six days after the log's: the next such weekday."""
 
 
 def _asked(frame: str, written: date, day: date) -> bool:
     """Whether ``frame`` names ``day`` when asked on ``written``."""
     if frame == TOMORROW:
         return day == written + timedelta(days=1)
+    if frame in WEEKDAYS:
+        return 1 < (day - written).days < 7  # the next such weekday (tomorrow is 明天)
     if frame in WEEKENDS:
         weeks = (day - timedelta(days=day.weekday()) - written + timedelta(written.weekday())).days
         return day.weekday() >= 5 and weeks == 7 * WEEKENDS[frame]
@@ -98,7 +105,13 @@ def main() -> int:
                 for frame in FRAMES:
                     if not _asked(frame, written, day):
                         continue
-                    question = frame.format(m=day.month, d=day.day, mon=day.strftime("%b"))
+                    question = frame.format(
+                        m=day.month,
+                        d=day.day,
+                        mon=day.strftime("%b"),
+                        weekday=day.strftime("%A"),
+                        zh_weekday="一二三四五六日"[day.weekday()],
+                    )
                     asked.ask(
                         frame,
                         question,

@@ -372,6 +372,62 @@ def _relative_weekend(m: re.Match[str], today: date) -> list[date]:
     return [saturday, saturday + timedelta(days=1)]
 
 
+_BARE_WEEKDAY = re.compile(
+    # on Tuesday; 周二, 星期二, 礼拜二, 火曜日, 화요일 with no word naming its week before it (上周二,
+    # this Friday: _RELATIVE_DAY), nor one making it a span's end or a habit (从周一改到周二,
+    # every Tuesday, 每周二, 毎週火曜, 매주 화요일), nor a plural (on Tuesdays), nor a count (一周二次)
+    r"(?i:(?<!every\s)(?<!each\s)\bon\s+(?P<en>mon|tues|wednes|thurs|fri|satur|sun)day\b"
+    r"(?!s\b|\s*(?:and|or|to|through|till|until)\b|\s*[-–]))"
+    r"|(?<![每从從到至和或上下这這本个個今来來先、A-Za-z0-9一二三四五六七八九十两兩几幾])"
+    r"(?:周|週|星期|礼拜|禮拜)(?P<zh>[一二三四五六日天])(?![到至和或、次十年]|\s*[-–~〜])"
+    r"|(?<![毎每週今来來先、A-Za-z0-9])(?P<ja>[月火水木金土日])曜日?(?![日からまでと、]|\s*[-–~〜])"
+    r"|(?<!매주)(?<!매주\s)(?P<ko>[월화수목금토일])요일(?!부터|까지|과|와|이나)"
+)
+"""A weekday a question names alone. Which one it means is read from the question's tense
+(:data:`_AHEAD`): the latest before today, or the next from today."""
+_AHEAD = re.compile(
+    r"(?i:\b(?:will|going\s+to|plan(?:ned)?|scheduled|upcoming|coming|due)\b"
+    r"|\bwhat(?:'s|\s+is)\s+on\b)"
+    r"|安排|计划|計劃|打算|预定|預定|要做|会做|會做|予定|つもり|예정|계획|할\s?거"
+)
+"""A question about what is planned: a weekday it names alone is the next one."""
+_PAST = re.compile(
+    r"(?i:\b(?:did|was|were|had|happened|went|said|met|ate|made|took)\b|\b\w{3,}ed\b)"
+    r"|了|过|過|した|った|んだ|いた|ました|でした|だった|했|었|았|였"
+)
+"""A question about what was: a weekday it names alone is the latest before today. One with
+neither tense asks about a habit as often (``周二的例会几点开始？``, ``what time is the standup
+on Tuesday?``) and names no day."""
+_ANY_WEEKDAY = re.compile(
+    r"(?i:\b(mon|tues|wednes|thurs|fri|satur|sun)days?\b)"
+    r"|(?:周|週|星期|礼拜|禮拜)([一二三四五六日天])|([月火水木金土日])曜|([월화수목금토일])요일"
+)
+
+
+def _bare_weekday(text: str, today: date) -> list[tuple[int, int, str]]:
+    """``(start, end, day)`` of the one weekday a question names alone (``what did I do on
+    Tuesday?``, ``周二做了什么？``, ``火曜日に何をした？``, ``화요일에 뭐 했어?``): the latest
+    before today, or, in a question about plans (``what's on Friday?``, ``周五有什么安排？``),
+    the next from today. None when it names two weekdays or more (a change from one to the
+    other, a range), or when the question has neither tense (:data:`_PAST`)."""
+    m = _BARE_WEEKDAY.search(text)
+    if m is None:
+        return []
+    named = {
+        _WEEKDAY_NUMBER[next(w for w in n.groups() if w).lower()]
+        for n in _ANY_WEEKDAY.finditer(text)
+    }
+    ahead = _AHEAD.search(text) is not None
+    if len(named) != 1 or not (ahead or _PAST.search(text)):
+        return []
+    number = named.pop()
+    if ahead:
+        day = today + timedelta(days=(number - today.weekday()) % 7)
+    else:
+        day = today - timedelta(days=(today.weekday() - number) % 7 or 7)
+    return [(m.start(), m.end(), day.isoformat())]
+
+
 _EN_COUNTS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 _CJK_COUNTS = "一二三四五六七八九十"
 _COUNTS = {
@@ -642,6 +698,8 @@ def named_days(
             continue  # inside an ISO date
         if day := _written_day(m) or (_asked_slash_day(m, text) if question else None):
             found.append((m.start(), m.end(), day))
+    if question and today is not None and not found:
+        found += _bare_weekday(text, today)
     if single:
         return sorted(found)
     spans = [(a, b) for a, b, _ in found]
