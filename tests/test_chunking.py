@@ -849,3 +849,30 @@ def test_a_weekday_a_question_names_alone_is_read_by_its_tense() -> None:
     assert days("上周二做了什么") == ["2026-11-24"] and days("周五（9/4）做了什么") == ["--09-04"]
     # only in a question: a note's "周二" names no day
     assert [d for _, _, d in named_days("周二做了什么", friday)] == []
+
+
+def test_a_year_a_question_names_is_each_of_its_days() -> None:
+    """Last year, 去年, 2年前, in 2025, 2025年: every day of that year; not this year, nor a
+    year that is part of a code, a date or a fiscal year."""
+    from datetime import date
+
+    friday = date(2026, 12, 4)
+
+    def days(question: str) -> list[str]:
+        return [day for _, _, day in named_days(question, friday, question=True)]
+
+    last = days("what did I do last year?")
+    assert last[0] == "2025-01-01" and last[-1] == "2025-12-31" and len(last) == 365
+    assert days("去年做了什么") == days("昨年") == days("작년에") == days("지난해") == last
+    assert days("in 2025") == days("2025年做了什么") == days("1年前") == last
+    before = days("the year before last")
+    assert len(before) == 366 and before[0] == "2024-01-01"  # a leap year
+    assert days("two years ago") == days("两年前") == days("前年") == days("2년 전") == before
+    assert days("一昨年") == before
+    september = [f"2025-09-{d:02d}" for d in range(1, 31)]
+    assert days("2025年9月") == september  # a month of that year, not the year
+    for other in ("今年的目标", "this year", "OPS-2025", "in 2025-09", "2024年度", "前年比"):
+        assert days(other) == [], other
+    # counted back only from a known today; a year named needs none
+    assert [d for _, _, d in named_days("去年", None, question=True)] == []
+    assert len(named_days("in 2025", None, question=True)) == 365

@@ -529,6 +529,48 @@ def _named_months(text: str, today: date | None) -> list[tuple[int, int, str]]:
     return found
 
 
+_YEAR = re.compile(
+    # last year, 去年, 昨年, 작년, 지난해; the year before last, 前年, 一昨年, 재작년; so many years
+    # back: two years ago, 两年前, 2年前, 2년 전 (from today); and a year named: in 2025, 2025年,
+    # 2025년 (not this year, 今年: most of a memory, whose own words answer better)
+    rf"(?i:\b(?P<count_en>{_EN_COUNT})\s+years?\s+ago\b"
+    r"|\b(?P<before_last>the\s+year\s+before\s+last)\b|\b(?P<last>last)\s+year\b"
+    r"|\b(?:in|during|throughout|of)\s+(?P<named>(?:19|20)\d\d)\b(?!\s*[-/.:]\s*\d))"
+    rf"|{_NOT_AFTER_COUNT}(?P<count_cjk>{_CJK_COUNT})\s*年(?:之|以)?前|(?P<count_ko>\d{{1,2}})\s*년\s*전"
+    r"|(?P<zh_before_last>(?<!一)前年(?!比|度)|一昨年|재작년|지지난\s?해)"
+    r"|(?P<zh_last>去年|昨年(?!比|度)|작년|(?<!지)지난\s?해)"
+    r"|(?<![\d/.\-])(?P<named_cjk>(?:19|20)\d\d)\s*[年년](?!\s*\d|度)"
+)
+
+
+def _named_years(text: str, today: date | None) -> list[tuple[int, int, str]]:
+    """``(start, end, day)`` for each day of each year ``text`` names (see
+    :func:`named_days`): a year named, or counted back from ``today``."""
+    found: list[tuple[int, int, str]] = []
+    for m in _YEAR.finditer(text):
+        named = m["named"] or m["named_cjk"]
+        if named:
+            year = int(named)
+        elif today is None:
+            continue
+        else:
+            if m["before_last"] or m["zh_before_last"]:
+                back = 2
+            elif m["last"] or m["zh_last"]:
+                back = 1
+            else:
+                back = _count(m["count_en"] or m["count_cjk"] or m["count_ko"])
+            if not back:
+                continue  # 0 years ago
+            year = today.year - back
+        first = date(year, 1, 1)
+        found += [
+            (m.start(), m.end(), (first + timedelta(days=n)).isoformat())
+            for n in range((date(year + 1, 1, 1) - first).days)
+        ]
+    return found
+
+
 def _relative_day(m: re.Match[str], today: date) -> date:
     """The day a match of :data:`_RELATIVE_DAY` names, seen from ``today``."""
     for back in (2, 1, 0):
@@ -673,8 +715,10 @@ def named_days(
     先々月, 지지난달 too): named (in September,
     during Sept 2026, 9月, 9月份, 2026年9月, 9월; an English month only after such a word, as
     "May I" is none), or from today (last month, this month up to today, next month, 上个月,
-    这个月, 下个月, 先月, 今月, 来月, 지난달, 이번 달, 다음 달). With ``single``, only the
-    days named one by one, no week's, weekend's or month's."""
+    这个月, 下个月, 先月, 今月, 来月, 지난달, 이번 달, 다음 달); and a year (in 2025, 2025年,
+    2025년; last year, 去年, 昨年, 작년, the year before last, 前年, 一昨年, two years ago, 两年前,
+    2年前, 2년 전; not this year or 今年, most of a memory). With ``single``, only the
+    days named one by one, no week's, weekend's, month's or year's."""
     found: list[tuple[int, int, str]] = [(at, at + 10, iso) for at, iso in _dates(text)]
     if today is not None:
         found += days_from(text, today)
@@ -707,6 +751,12 @@ def named_days(
         (a, b, day)
         for a, b, day in _named_months(text, today)
         if not any(x < b and a < y for x, y in spans)  # 9月3日 is a day, not September
+    ]
+    spans = [(a, b) for a, b, _ in found]
+    found += [
+        (a, b, day)
+        for a, b, day in _named_years(text, today)
+        if not any(x < b and a < y for x, y in spans)  # 2025年9月 is a month, not 2025
     ]
     return sorted(found)
 
