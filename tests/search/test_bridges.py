@@ -273,3 +273,29 @@ def test_loanword_bridges_on_both_backends(tmp_path: Path, backend: dict[str, st
         profile = query_profile(mem.index, "run day review", stopwords=STOP_WORDS)
         assert profile is not None
         assert profile.bridges == {"review": ["レビュー"]}
+
+
+def test_a_bridged_bigram_s_characters_are_held_with_it(tmp_path: Path) -> None:
+    ws = write_notes(
+        tmp_path,
+        {
+            "memory/2026-10-23.md": "# 2026-10-23\n\nGot the new computer: ThinkPad X1.\n",
+            "memory/2026-10-24.md": "# 2026-10-24\n\n旧电脑卖了，手机充电器丢了。\n",
+            "memory/2026-10-25.md": "# 2026-10-25\n\n大脑需要休息。\n",
+        },
+    )
+    with Memory(ws, overrides={"embedding.provider": "none"}) as mem:
+        mem.sync()
+        profile = query_profile(mem.index, "电脑", stopwords=STOP_WORDS)
+        assert profile is not None and profile.bridges == {"电脑": ["computer"]}
+        assert set(profile.weights) == {"电", "电脑", "脑"}
+        rows = {
+            row.chunk.path: row.chunk
+            for row, _ in keyword.keyword_search(mem.index, "电脑", 10, profile=profile)
+        }
+    # what each holds of the question, BM25 aside: the note writing "computer" holds 电 and
+    # 脑 of 电脑 as it holds the word, as much as the note writing 电脑 (it held 电脑 alone)
+    held = keyword.unpooled_scores(profile, list(rows.values()))
+    by_path = {chunk.path: held[chunk.id] for chunk in rows.values()}
+    assert by_path["memory/2026-10-23.md"] == pytest.approx(by_path["memory/2026-10-24.md"])
+    assert by_path["memory/2026-10-23.md"] > by_path["memory/2026-10-25.md"]  # 脑 alone
