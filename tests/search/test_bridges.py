@@ -275,6 +275,38 @@ def test_loanword_bridges_on_both_backends(tmp_path: Path, backend: dict[str, st
         assert profile.bridges == {"review": ["レビュー"]}
 
 
+def test_a_name_declared_in_both_scripts_bridges_questions_in_either(tmp_path: Path) -> None:
+    ws = write_notes(
+        tmp_path,
+        {
+            "MEMORY.md": (
+                "# Memory\n\n## People\n- 老王 (Wang Tao): infra lead, owns RabbitMQ.\n"
+                "- Ken Ishida（石田健）: front-end.\n"
+            ),
+            "memory/2026-11-30.md": (
+                "# 2026-11-30\n\n### 09:30 - standup\n"
+                "- Ken 说 HNM-204 的按钮 focus ring 在 Safari 上不显示。\n"
+                "- Ken 在 Firefox 上也看到了。\n\n"
+                "### 12:10 - lunch\n和老王吃了兰州拉面。他说 RabbitMQ 集群下周要升级到 3.13。\n"
+                "老王还说要先在 staging 试。\n"
+            ),
+            "memory/2026-12-01.md": "# 2026-12-01\n\n### 15:20 - bug\nHNM-204 fixed on Safari.\n",
+        },
+    )
+    with Memory(ws, overrides={"embedding.provider": "none"}) as mem:
+        # pinyin reaches 王涛, not 老王: only MEMORY.md's declaration says who he is
+        hits = mem.search("Wang Tao 说了什么关于 RabbitMQ?")
+        assert ("memory/2026-11-30.md", 7) in [(h.path, h.start_line) for h in hits[:2]]
+        # no dictionary knows that 石田 is Ken: the standup naming Ken answers
+        hits = mem.search("石田さんは何を見つけた？")
+        assert ("memory/2026-11-30.md", 3) in [(h.path, h.start_line) for h in hits[:2]]
+        profile = query_profile(mem.index, "石田さんは何を見つけた？", stopwords=STOP_WORDS)
+        assert profile is not None and "ken" in profile.bridges["石田"]
+        # towards the form memory writes more often only: Ken (3 chunks) gains no 石田 (1)
+        profile = query_profile(mem.index, "What did Ken see in Firefox?", stopwords=STOP_WORDS)
+        assert profile is not None and "ken" not in profile.bridges
+
+
 def test_a_bridged_bigram_s_characters_are_held_with_it(tmp_path: Path) -> None:
     ws = write_notes(
         tmp_path,

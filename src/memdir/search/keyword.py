@@ -14,6 +14,7 @@ from memdir.index.backend import IndexBackend
 from memdir.markdown import named_days
 from memdir.search.mentions import naming_chunks
 from memdir.text import (
+    aliases,
     asked_kinds,
     bilingual,
     bridge_term,
@@ -202,8 +203,8 @@ class _Holding:
     def __init__(self, profile: QueryProfile) -> None:
         self.profile = profile
         # a character of a bigram held through a bridge is held with it: a note writing
-        # "computer" holds 电 and 脑 of 电脑 (the characters weighed against it while the
-        # bigram counted as held; bench/agentmem/NOTES.md)
+        # "computer" holds 电 and 脑 of 电脑, one writing "Ken" 石 and 田 of 石田 (the characters
+        # weighed against it while the bigram counted as held; bench/agentmem/NOTES.md)
         grams = {g: ws for g, ws in profile.bridges.items() if _is_cjk_gram(g)}
         self.holds = [
             term_holder(
@@ -713,7 +714,41 @@ def _bridges(
     offered = bilingual.word_bridges(query, terms)
     for term, names in bilingual.name_bridges(query, terms, held).items():
         offered[term] = list(dict.fromkeys([*names, *offered.get(term, [])]))
+    declared = aliases.alias_bridges(query, terms, _declared(index, query, terms))
+    if declared:
+        # a name reaches the form the notes write more often than the question's (Wang Tao →
+        # 老王, 石田 → Ken), not the reverse: the owner's Mo, written in every other note, gained
+        # nothing from 陈默 but the notes naming him in passing
+        dfs = index.term_dfs(list({*declared, *(w for ws in declared.values() for w in ws)}))[1]
+        for term, names in declared.items():
+            more = [w for w in names if dfs.get(w, 0) > dfs.get(term, 0)]
+            if more:
+                offered[term] = list(dict.fromkeys([*more, *offered.get(term, [])]))
     return {term: words for term, words in offered.items() if term not in quoted}
+
+
+ALIAS_PROBE = 20
+"""The most chunks a name of the question may be held by for them to be read for the names
+they declare in both scripts (:mod:`memdir.text.aliases`), and the most read: a name bridges
+only towards the form memory writes more often, so only one memory writes rarely is looked up
+(Wang Tao, held by the declaration alone; not Ken, in every other note)."""
+
+
+def _declared(index: IndexBackend, query: str, terms: list[str]) -> list[tuple[str, str]]:
+    """The names declared in both scripts (``老王 (Wang Tao)``) in the chunks holding a name
+    the question writes in Latin letters or one of its Han bigrams, for those memory holds in
+    at most :data:`ALIAS_PROBE` chunks."""
+    names = [n for n in aliases.names_asked(query) if n in terms or " " in n]
+    wanted = list(dict.fromkeys([*names, *(t for t in terms if _is_cjk_gram(t))]))
+    if not wanted:
+        return []
+    dfs = index.term_dfs(wanted)[1]
+    rare = [t for t in wanted if 0 < dfs.get(t, 0) <= ALIAS_PROBE]
+    match = fts_match(rare)
+    if match is None:
+        return []
+    rows = index.keyword(match, ALIAS_PROBE, ranked=False)
+    return [pair for row in rows for pair in aliases.declared(row.chunk.text)]
 
 
 def _quoted_words(query: str) -> frozenset[str]:

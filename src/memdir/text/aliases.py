@@ -1,0 +1,122 @@
+"""Names a memory writes two ways, as its notes declare them: ``老王 (Wang Tao)``, ``Ken Ishida
+（石田健）``, ``| 何佳 He Jia |``, ``佐藤健太 Sato Kenta``.
+
+A people note or ``MEMORY.md`` introduces a person in both scripts once; daily entries then
+write one form only (``和老王吃了兰州拉面``, ``Ken found a focus-ring bug``). A question in the
+other form (``What did Wang Tao say about RabbitMQ?``, ``石田さんが見つけたバグは？``) shares no
+word with those entries: pinyin reaches 王涛, not 老王, and no dictionary knows that Ken is
+石田健. The declarations bridge them (:func:`alias_bridges`), as the dictionary's words do
+(:mod:`memdir.text.bilingual`).
+
+A declaration is a Han name of two to four characters (a Japanese full name may have one space
+inside: ``佐々木 美穂``) beside one to three capitalised Latin words, one of them in brackets
+right after the other, or, for a Latin name of two words or more, the two side by side. Not a
+pair whose Han side is a dictionary word the Latin side does not translate (``文档
+（Confluence）``, ``设计（Sakura）``: an annotation, not a name), nor one whose Latin side is a
+single English word that says something else (``Stripe（国际卡）``, ``Vault（只读）``;
+``石田健（Ken）`` too, which ``Ken Ishida（石田健）`` declares as well; ``佐藤 (Sato)`` is one).
+
+Search uses a declaration towards the form memory writes more often (Wang Tao → 老王, 石田 →
+Ken; :func:`memdir.search.keyword.query_profile`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Sequence
+
+from memdir.text import bilingual, variants
+
+__all__ = ["alias_bridges", "declared"]
+
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff\u3005"
+_KANA = "\u3040-\u30ff"
+_HAN_NAME = rf"[{_HAN}]{{2,4}}|[{_HAN}]{{1,3}} [{_HAN}]{{1,3}}"
+_LATIN_NAME = r"[A-Z][a-z]+(?:[ -][A-Z][a-z]+){0,2}"
+_ASKED = re.compile(rf"\b{_LATIN_NAME}\b")
+_OPEN = re.compile("[（(]")
+_HAN_BEFORE = re.compile(rf"(?<![{_HAN}{_KANA}])({_HAN_NAME})[ \t]*$")
+_LATIN_BEFORE = re.compile(rf"(?<![A-Za-z])({_LATIN_NAME})[ \t]*$")
+_LATIN_INSIDE = re.compile(rf"[ \t]*({_LATIN_NAME})[ \t]*[)）]")
+_HAN_INSIDE = re.compile(rf"[ \t]*({_HAN_NAME})[ \t]*[)）]")
+_SIDE_BY_SIDE = re.compile(
+    # | 何佳 He Jia |, Contact: 佐藤健太 Sato Kenta —: in a table cell or after a colon, two
+    # Latin words at least
+    rf"(?:^|[|:：])[ \t]*({_HAN_NAME})[ \t]+([A-Z][a-z]+(?:[ -][A-Z][a-z]+){{1,2}})"
+    r"[ \t]*(?=$|[|—–,，;；:：(（]|\s-\s)",
+    re.MULTILINE,
+)
+
+
+def _pairs(text: str) -> Iterator[tuple[str, str]]:
+    """``(han, latin)`` as written, for each declaration shape in ``text`` (a bracket is looked
+    for first: most text has none)."""
+    for m in _OPEN.finditer(text):
+        at = m.start()
+        before = text[max(0, at - 24) : at]
+        after = m.end()
+        if (han := _HAN_BEFORE.search(before)) and (latin := _LATIN_INSIDE.match(text, after)):
+            yield han.group(1), latin.group(1)  # 老王 (Wang Tao)
+        elif (latin := _LATIN_BEFORE.search(before)) and (han := _HAN_INSIDE.match(text, after)):
+            yield han.group(1), latin.group(1)  # Ken Ishida（石田健）
+    for m in _SIDE_BY_SIDE.finditer(text):
+        yield m.group(1), m.group(2)
+
+
+def _plain(latin: str) -> list[str]:
+    return [w.lower() for w in re.split("[ -]", latin)]
+
+
+def _is_name(han: str, latin: str) -> bool:
+    """Whether ``han`` and ``latin`` read as one name written twice (see the module)."""
+    words = _plain(latin)
+    folded = variants.fold(han.replace(" ", ""))
+    if len(words) == 1:
+        translations = bilingual.chinese_for(words[0])
+        if translations and folded not in translations:
+            return False  # Stripe, Vault, Excel, Ken: an English word of its own
+    if bilingual.is_word(folded):  # 佐藤 → sato is a name; 文档 → document is none
+        return any(w in bilingual.english_for(folded) for w in words)
+    return True
+
+
+def declared(text: str) -> Iterator[tuple[str, str]]:
+    """``(han, latin)`` for each name ``text`` declares in both scripts: the Han side folded
+    (:func:`memdir.text.variants.fold`, no space: 佐佐木美穗), the Latin side lower-cased
+    (``sasaki miho``)."""
+    for han, latin in _pairs(text):
+        if _is_name(han, latin):
+            yield variants.fold(han.replace(" ", "")), " ".join(_plain(latin))
+
+
+def names_asked(query: str) -> list[str]:
+    """The Latin names a query writes (capitalised words, one to three), lower-cased."""
+    return [" ".join(_plain(m.group())) for m in _ASKED.finditer(query)]
+
+
+def alias_bridges(
+    query: str, terms: Sequence[str], pairs: Iterable[tuple[str, str]]
+) -> dict[str, list[str]]:
+    """For each term of ``query``, the other writing of a name ``pairs`` declare (from
+    :func:`declared`): a Latin name the query writes (the whole name or one of its words: Wang
+    Tao, Ken) gives each of its words the Han name's first two characters (老王, 石田, 佐藤: a
+    surname, or the name itself); a Han name's first or last two characters among the query's
+    terms (石田 of 石田さん, 美穗) give the Latin name's words (ken, ishida)."""
+    asked_words = {w for name in names_asked(query) for w in name.split()}
+    out: dict[str, list[str]] = {}
+
+    def add(term: str, words: Iterable[str]) -> None:
+        if term in terms:
+            known = out.setdefault(term, [])
+            known.extend(w for w in words if w != term and w not in known)
+
+    held = set(terms)
+    for han, latin in dict.fromkeys(pairs):
+        words = latin.split()
+        for word in words:
+            if word in asked_words:  # Wang Tao, or Ken of Ken Ishida
+                add(word, [han[:2]])
+        for gram in dict.fromkeys((han[:2], han[-2:])):
+            if gram in held:  # 石田 of 石田さん, 老王
+                add(gram, words)
+    return {term: words for term, words in out.items() if words}

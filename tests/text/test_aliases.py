@@ -1,0 +1,51 @@
+"""Names a memory declares in both scripts (memdir.text.aliases)."""
+
+from __future__ import annotations
+
+from memdir.text.aliases import alias_bridges, declared
+
+
+def test_a_name_declared_beside_its_other_writing() -> None:
+    text = (
+        "- SRE: 老王 (Wang Tao). Manager: 周岚 (Zhou Lan).\n"
+        "- Ken Ishida（石田健）: front-end.\n"
+        "| 何佳 He Jia | backend |\n"
+        "Contact: 佐藤健太 Sato Kenta — writes Japanese.\n"
+        "# 佐々木 美穂（Sasaki Miho）\n"
+    )
+    assert set(declared(text)) == {
+        ("老王", "wang tao"),
+        ("周岚", "zhou lan"),
+        ("石田健", "ken ishida"),
+        ("何佳", "he jia"),
+        ("佐藤健太", "sato kenta"),
+        ("佐佐木美穗", "sasaki miho"),  # folded as search folds it, no space
+    }
+
+
+def test_an_annotation_is_no_name() -> None:
+    # a dictionary word the Latin side does not translate, or a single English word
+    text = (
+        "「问题」文档（Confluence）、设计（Sakura）、Stripe（国际卡）、Vault（只读）、石田健（Ken）"
+    )
+    assert list(declared(text)) == []
+    # a dictionary word that is the name: 佐藤 is Sato
+    assert list(declared("佐藤 (Sato)")) == [("佐藤", "sato")]
+    # side by side, one Latin word is no declaration: 跟 陈卓 对 Hanami is a sentence
+    assert list(declared("16:00 跟 陈卓 对 Hanami 排期")) == []
+
+
+def test_bridges_run_both_ways_between_the_two_writings() -> None:
+    pairs = [("老王", "wang tao"), ("石田健", "ken ishida")]
+    # the Latin name the question writes, whole or one word of it: the Han name's first two
+    assert alias_bridges("What did Wang Tao say?", ["wang", "tao", "say"], pairs) == {
+        "wang": ["老王"],
+        "tao": ["老王"],
+    }
+    assert alias_bridges("Did Ken fix it?", ["ken", "fix"], pairs) == {"ken": ["石田"]}
+    # a Han name's first two characters among the question's terms: the Latin words
+    terms = ["石", "石田", "田", "バグ"]
+    assert alias_bridges("石田さんが見つけたバグは？", terms, pairs) == {"石田": ["ken", "ishida"]}
+    assert alias_bridges("老王说了什么", ["老王", "说"], pairs) == {"老王": ["wang", "tao"]}
+    # a lower-case word is no name the question writes
+    assert alias_bridges("ken burns effect", ["ken", "burns", "effect"], pairs) == {}
