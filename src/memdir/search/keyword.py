@@ -736,9 +736,14 @@ only towards the form memory writes more often, so only one memory writes rarely
 
 def _declared(index: IndexBackend, query: str, terms: list[str]) -> list[tuple[str, str]]:
     """The names declared in both scripts (``老王 (Wang Tao)``) in the chunks holding a name
-    the question writes in Latin letters or one of its Han bigrams, for those memory holds in
-    at most :data:`ALIAS_PROBE` chunks."""
-    names = [n for n in aliases.names_asked(query) if n in terms or " " in n]
+    the question writes in Latin letters (two words or more, or one that is no English word:
+    not Tuesday) or one of its Han bigrams, for those memory holds in at most
+    :data:`ALIAS_PROBE` chunks."""
+    names = [
+        n
+        for n in aliases.names_asked(query)
+        if " " in n or (n in terms and not bilingual.chinese_for(n))  # not Tuesday, Stripe
+    ]
     wanted = list(dict.fromkeys([*names, *(t for t in terms if _is_cjk_gram(t))]))
     if not wanted:
         return []
