@@ -205,7 +205,7 @@ class _Holding:
         # a character of a bigram held through a bridge is held with it: a note writing
         # "computer" holds 电 and 脑 of 电脑, one writing "Ken" 石 and 田 of 石田 (the characters
         # weighed against it while the bigram counted as held; bench/agentmem/NOTES.md)
-        grams = {g: ws for g, ws in profile.bridges.items() if _is_cjk_gram(g)}
+        grams = {g: ws for g, ws in profile.bridges.items() if len(g) == 2 and _is_cjk_gram(g)}
         self.holds = [
             term_holder(
                 t, profile.bridges.get(t) or [w for g, ws in grams.items() if t in g for w in ws]
@@ -744,7 +744,8 @@ def _declared(index: IndexBackend, query: str, terms: list[str]) -> list[tuple[s
         for n in aliases.names_asked(query)
         if " " in n or (n in terms and not bilingual.chinese_for(n))  # not Tuesday, Stripe
     ]
-    wanted = list(dict.fromkeys([*names, *(t for t in terms if _is_cjk_gram(t))]))
+    grams = [t for t in terms if len(t) == 2 and _is_cjk_gram(t)]
+    wanted = list(dict.fromkeys([*names, *grams]))
     if not wanted:
         return []
     dfs = index.term_dfs(wanted)[1]
