@@ -275,7 +275,9 @@ def test_loanword_bridges_on_both_backends(tmp_path: Path, backend: dict[str, st
         assert profile.bridges == {"review": ["レビュー"]}
 
 
-def test_a_name_declared_in_both_scripts_bridges_questions_in_either(tmp_path: Path) -> None:
+def test_a_name_declared_in_both_scripts_bridges_questions_in_either(
+    tmp_path: Path, backend: dict[str, str]
+) -> None:
     ws = write_notes(
         tmp_path,
         {
@@ -293,7 +295,7 @@ def test_a_name_declared_in_both_scripts_bridges_questions_in_either(tmp_path: P
             "memory/2026-12-01.md": "# 2026-12-01\n\n### 15:20 - bug\nHNM-204 fixed on Safari.\n",
         },
     )
-    with Memory(ws, overrides={"embedding.provider": "none"}) as mem:
+    with Memory(ws, overrides={"embedding.provider": "none", **backend}) as mem:
         # pinyin reaches 王涛, not 老王: only MEMORY.md's declaration says who he is
         hits = mem.search("Wang Tao 说了什么关于 RabbitMQ?")
         assert ("memory/2026-11-30.md", 7) in [(h.path, h.start_line) for h in hits[:2]]
