@@ -52,13 +52,21 @@ def _pairs(text: str) -> Iterator[tuple[str, str]]:
     """``(han, latin)`` as written, for each declaration shape in ``text`` (a bracket is looked
     for first: most text has none)."""
     for m in _OPEN.finditer(text):
-        at = m.start()
-        before = text[max(0, at - 24) : at]
-        after = m.end()
-        if (han := _HAN_BEFORE.search(before)) and (latin := _LATIN_INSIDE.match(text, after)):
-            yield han.group(1), latin.group(1)  # 老王 (Wang Tao)
-        elif (latin := _LATIN_BEFORE.search(before)) and (han := _HAN_INSIDE.match(text, after)):
-            yield han.group(1), latin.group(1)  # Ken Ishida（石田健）
+        at, after = m.start(), m.end()
+        inside = text[after : after + 2].lstrip()[:1]
+        last = text[max(0, at - 2) : at].rstrip()[-1:]
+        if not inside or not last:
+            continue
+        if "A" <= inside <= "Z" and not last.isascii():  # most brackets are neither shape
+            han = _HAN_BEFORE.search(text, max(0, at - 12), at)
+            latin = _LATIN_INSIDE.match(text, after)
+            if han and latin:
+                yield han.group(1), latin.group(1)  # 老王 (Wang Tao)
+        elif last.isalpha() and last.isascii() and not inside.isascii():
+            latin = _LATIN_BEFORE.search(text, max(0, at - 40), at)
+            han = _HAN_INSIDE.match(text, after)
+            if latin and han:
+                yield han.group(1), latin.group(1)  # Ken Ishida（石田健）
     for m in _SIDE_BY_SIDE.finditer(text):
         yield m.group(1), m.group(2)
 
