@@ -735,7 +735,6 @@ def named_days(
                 if not any(a < m.end() and m.start() < b for a, b, _ in weekends)  # 上周末
                 for day in _relative_week(m, today)
             ]
-        if not single:
             found += _weeks_ago(text, today)
     for m in _WRITTEN_DATE.finditer(text):
         if any(a < m.end() and m.start() < b for a, b, _ in found):
