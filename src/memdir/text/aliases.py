@@ -27,7 +27,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from memdir.text import bilingual, variants
 
-__all__ = ["alias_bridges", "declared"]
+__all__ = ["alias_bridges", "declared", "names_asked"]
 
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\u3005"
 _KANA = "\u3040-\u30ff"
