@@ -624,7 +624,9 @@ def as_seen(
     question about what only a hidden note mentions would be answered from the visible notes
     on meaning alone, where it finds nothing when that note does not exist; and whether it is
     answered would tell the caller that some note it may not see holds the word. The terms'
-    weights and the BM25 shares are left as they are."""
+    weights, the BM25 shares and the masses (:attr:`~QueryProfile.mass`,
+    :attr:`~QueryProfile.told_mass`) are left as they are: the keyword scores were divided by
+    them before the hidden terms were known, and nothing reads them after."""
     lacked = {t for t in profile.terms if t in hidden and t not in profile.absent}
     if not lacked:
         return profile
