@@ -333,3 +333,10 @@ def test_a_bridged_bigram_s_characters_are_held_with_it(tmp_path: Path) -> None:
     by_path = {chunk.path: held[chunk.id] for chunk in rows.values()}
     assert by_path["memory/2026-10-23.md"] == pytest.approx(by_path["memory/2026-10-24.md"])
     assert by_path["memory/2026-10-23.md"] > by_path["memory/2026-10-25.md"]  # 脑 alone
+
+
+def test_a_pinyin_name_written_straight_before_chinese(bilingual_notes: Path) -> None:
+    # Chinese puts no space after a Latin name: "Tang Ning的" is the name Tang Ning, and
+    # "Hangzhou吗" the place (a Han character is a word character to \b, which cut them off)
+    assert _first(bilingual_notes, "Tang Ning的onsite表现怎么样？") == ("memory/2026-08-21.md", 9)
+    assert _first(bilingual_notes, "父母住在Hangzhou吗？") == ("MEMORY.md", 1)

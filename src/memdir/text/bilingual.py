@@ -239,8 +239,11 @@ def syllables(word: str) -> list[str] | None:
     return out
 
 
-_CAPITALISED = re.compile(r"\b[A-Z][a-z]+\b")
-_NAME_RUN = re.compile(r"\b[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*\b")
+# a Latin word's edges are other Latin letters and digits, not \b: Chinese writes a name
+# straight before its next word (Tang Ning的面试, Hangzhou的天气), and a Han character is a
+# word character to \b, so "Tang Ning的" gave the name Tang alone
+_CAPITALISED = re.compile(r"(?<![A-Za-z0-9])[A-Z][a-z]+(?![A-Za-z0-9])")
+_NAME_RUN = re.compile(r"(?<![A-Za-z0-9])[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*(?![A-Za-z0-9])")
 _MAX_PAIRS = 2_000
 """Character pairs a pinyin name may be, at most, before memory is asked which it holds."""
 
