@@ -876,3 +876,24 @@ def test_a_year_a_question_names_is_each_of_its_days() -> None:
     # counted back only from a known today; a year named needs none
     assert [d for _, _, d in named_days("去年", None, question=True)] == []
     assert len(named_days("in 2025", None, question=True)) == 365
+
+
+def test_english_date_words_written_straight_before_chinese() -> None:
+    """Code-mixed questions put no space between an English date word and the Chinese after
+    it; a Han character is a word character to ``\\b``, which took "yesterday的" for one word."""
+    from datetime import date
+
+    friday = date(2026, 12, 4)
+
+    def days(question: str) -> list[str]:
+        return [day for _, _, day in named_days(question, friday, question=True)]
+
+    assert days("yesterday的standup说了什么") == days("yesterday 的 standup") == ["2026-12-03"]
+    assert days("3 days ago的事") == ["2026-12-01"] and days("last Friday的会") == ["2026-11-27"]
+    assert days("Sep 3的会") == ["--09-03"] and days("on Tuesday做了什么") == ["2026-12-01"]
+    assert days("last week的会议") == days("上周的会议")
+    assert days("last weekend去哪了") == ["2026-11-28", "2026-11-29"]
+    assert len(days("in September做了什么")) == 30 and len(days("in 2025做了什么")) == 365
+    assert days("yesterday2") == []  # still a word's edge: a letter or digit goes on
+    # in a note's heading too
+    assert heading_date("Sep 3的会议", "2026-09-10") == "2026-09-03"

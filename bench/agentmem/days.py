@@ -5,13 +5,15 @@ that day's log among the first three results of each mode?
 
 Agents ask "what did I do on Aug 3?" and "8月3日的 standup 说了什么？" of a memory of daily logs
 (``memory/YYYY-MM-DD.md``); the bench's graded questions name a day in words only a few times,
-so this asks of every day in eighteen frames: the day alone in several forms (``8/3 做了什么？``
+so this asks of every day in twenty-four frames: the day alone in several forms (``8/3 做了什么？``
 as people write it too, ``8월 3일에 뭐 했어?``), the day with the topic of an entry most days
 have (standup, 午饭; asked only of the days whose log holds that word), "yesterday" asked the
 day after (``Memory.search(today=…)``) and "3 days ago" three days after, its weekday of last
 week (``上个星期五做了什么？``, ``지난주 금요일에 뭐 했어?``) asked a week after, and "tomorrow" and
 its weekday of next week (``下周五有什么安排？``) asked the day or the week before, as a replayed
-conversation asks them. Then every week with a log, in nine frames that name it from a day of
+conversation asks them; its weekday alone (``what did I do on Tuesday?``, ``周二做了什么？``) two
+to five days after; and in Chinese with the English date word written straight before it, as
+code-mixed questions are (``Sep 3的 standup 说了什么？``, ``yesterday做了什么？``). Then every week with a log, in nine frames that name it from a day of
 a later week, of the week before or of itself (``what did I do last week?``, ``上周做了什么？``,
 ``先週は何をした？`` asked on the next Wednesday, ``what did I do two weeks ago?`` and
 ``上上周做了什么？`` on the Wednesday after that, ``what did I do this week?`` and ``这周的 standup
@@ -64,6 +66,8 @@ FRAMES = (
     ("周{zh_weekday}做了什么？", ""),
     ("{ja_weekday}曜日に何をした？", ""),
     ("{ko_weekday}요일에 뭐 했어?", ""),
+    ("{mon} {day}的 standup 说了什么？", "standup"),
+    ("yesterday做了什么？", ""),
 )
 RELATIVE = {
     "what did I do yesterday?": 1,
@@ -79,6 +83,7 @@ RELATIVE = {
     "周{zh_weekday}做了什么？": 2,
     "{ja_weekday}曜日に何をした？": 4,
     "{ko_weekday}요일에 뭐 했어?": 5,
+    "yesterday做了什么？": 1,
 }
 """Asked this many days after (``today``; before, when negative): the next morning, the same
 weekday a week on, the day before, a week before, or, for a weekday named alone (``what did I

@@ -40,7 +40,7 @@ _MARKER_LEAD = re.compile(
     # ("- 2026-10-28: …", "- [x] **2026-10-28** …"), or a word saying when ("Updated: …",
     # "Appended …", "as of …", "更新于 …").
     r"(?:^[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?(?:\[[ xX]\][ \t]+)?"
-    r"|(?:(?i:\b(?:last[ \t]+)?(?:updated|update|appended|added|created|edited|revised|modified"
+    r"|(?:(?ai:\b(?:last[ \t]+)?(?:updated|update|appended|added|created|edited|revised|modified"
     r"|logged|recorded|decided|as[ \t]+of|date|dated)\b)|更新于|更新|追加于|追加|添加于|记录于"
     r"|修改于|日期)[ \t]*(?:on[ \t]+)?[:：]?[ \t]*)[*_]*[(\[]?$"
 )
@@ -98,7 +98,7 @@ _YEARLESS_LEAD = re.compile(
     # what comes before it on its line, for a marker: a list item ("- 11/05 砍掉 …",
     # "- **9/23** …") or a word saying when ("Updated: 11/26", "as of 11/26", "更新于 11月26日")
     r"(?:^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?"
-    r"|(?:(?i:\b(?:last[ \t]+)?(?:updated|appended|added|revised|modified|as[ \t]+of)\b)"
+    r"|(?:(?ai:\b(?:last[ \t]+)?(?:updated|appended|added|revised|modified|as[ \t]+of)\b)"
     r"|更新于|更新|追加于|追加|添加于|记录于|修改于)[ \t]*(?:on[ \t]+)?[:：]?[ \t]*)[*_]*[(\[]?$"
 )
 
@@ -167,11 +167,11 @@ _WRITTEN_DATE = re.compile(
     r"(?<![\d/.\-])(?:(?P<y1>\d{4})/(?P<m1>\d{1,2})/(?P<d1>\d{1,2})"
     r"|(?:(?P<y2>\d{4})\s*[年년]\s*)?(?P<m2>\d{1,2})\s*[月월]\s*(?P<d2>\d{1,2})\s*[日号號일]"
     rf"|(?P<m3>\d{{1,2}})/(?P<d3>\d{{1,2}})(?P<wd>{_CJK_WEEKDAY}"
-    r"|\s*[(（]?\s*(?i:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?i:day)?\b)?)"
+    r"|\s*[(（]?\s*(?ai:(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?\b))?)"
     r"(?![\d/.\-])"
-    rf"|(?i:\b(?P<mn>{_MONTH_NAME})\.?\s+(?P<d4>\d{{1,2}})(?:st|nd|rd|th)?\b"
+    rf"|(?ai:\b(?P<mn>{_MONTH_NAME})\.?\s+(?P<d4>\d{{1,2}})(?:st|nd|rd|th)?\b"
     r"(?:,?\s+(?P<y4>\d{4})\b)?)"
-    rf"|(?i:\b(?P<d5>\d{{1,2}})(?:st|nd|rd|th)?\s+(?P<mn5>{_MONTH_NAME})\b\.?"
+    rf"|(?ai:\b(?P<d5>\d{{1,2}})(?:st|nd|rd|th)?\s+(?P<mn5>{_MONTH_NAME})\b\.?"
     r"(?:,?\s+(?P<y5>\d{4})\b)?)"
 )
 
@@ -204,7 +204,7 @@ def _month_and_day(month: str, day: str) -> str | None:
 
 _WEEKDAY_BEFORE = re.compile(
     r"(?:(?:周|週|星期|礼拜|禮拜)[一二三四五六日天]|[月火水木金土日]曜日?"
-    r"|\b(?i:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?i:day)?\.?,?)"
+    r"|(?ai:\b(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?)\.?,?)"
     r"\s*[(（]?\s*$"
 )
 """A weekday just before a date (``周五（9/4）``, ``金曜 9/4``, ``Fri 9/4``): like one after it,
@@ -220,8 +220,8 @@ def _slash_day(month: str, day: str, weekday: bool) -> str | None:
 
 
 _QUOTES = {"「": "」", "『": "』", "“": "”", '"': '"', "'": "'", "‘": "’", "《": "》"}
-_SCORE_BEFORE = re.compile(r"(?i:\ban?|\brated|\bscored)\s+$")
-_SCORE_AFTER = re.compile(r"\s*(?:分(?![\u4e00-\u9fff])|分的|(?i:stars?|points?)\b)")
+_SCORE_BEFORE = re.compile(r"(?ai:\ban?|\brated|\bscored)\s+$")
+_SCORE_AFTER = re.compile(r"\s*(?:分(?![\u4e00-\u9fff])|分的|(?ai:stars?|points?)\b)")
 
 
 def _is_a_score(m: re.Match[str]) -> bool:
@@ -298,7 +298,7 @@ other."""
 
 _RELATIVE_DAY = re.compile(
     # yesterday / 昨天 …, and a weekday of the week before (last Friday, 上周五, 先週の金曜日)
-    r"(?i:\b(?P<back2>the\s+day\s+before\s+yesterday)\b|\b(?P<back1>yesterday)\b"
+    r"(?ai:\b(?P<back2>the\s+day\s+before\s+yesterday)\b|\b(?P<back1>yesterday)\b"
     r"|\b(?P<back0>today)\b|\b(?P<ahead2>the\s+day\s+after\s+tomorrow)\b"
     r"|\b(?P<ahead1>tomorrow)\b|\blast\s+(?P<en>mon|tues|wednes|thurs|fri|satur|sun)day\b"
     r"|\bthis\s+(?P<en_this>mon|tues|wednes|thurs|fri|satur|sun)day\b)"
@@ -323,7 +323,7 @@ _RELATIVE_DAY = re.compile(
 _RELATIVE_WEEK = re.compile(
     # last / this / next week, 上周 / 这周 / 下周, 先週 / 今週 / 来週, 지난주 / 이번 주 / 다음 주
     # (not 上周五: a day); the week before last, 上上周, 先々週, 지지난주
-    r"(?i:\b(?P<before_last>the\s+week\s+before\s+last)\b"
+    r"(?ai:\b(?P<before_last>the\s+week\s+before\s+last)\b"
     r"|\b(?:(?P<last>last)|this|(?P<next>next))\s+week\b)"
     rf"|(?:(?P<zh_before_last>上(?:{_ZH_LAST_WEEK})|先[々先]週|지지난\s?주)"
     rf"|(?P<zh_last>(?<!上)(?:{_ZH_LAST_WEEK})|先週|(?<!지)지난\s?주)|{_ZH_THIS_WEEK}|今週|이번\s?주"
@@ -349,7 +349,7 @@ _RELATIVE_WEEKEND = re.compile(
     # last / this weekend, 上周末, 这个周末, 下周末, 先週末, 今週末, 来週末, 지난 주말, 이번 주말,
     # 다음 주말; the weekend before last, 上上周末, 先々週末 (not "next weekend": English says it
     # of this week's weekend as often as of the next one's, as it does "next Friday")
-    r"(?i:\b(?P<before_last>the\s+weekend\s+before\s+last)\b"
+    r"(?ai:\b(?P<before_last>the\s+weekend\s+before\s+last)\b"
     r"|\b(?:(?P<last>last)|this)\s+weekend\b)"
     rf"|(?P<zh_before_last>上(?:{_ZH_LAST_WEEK})末|先[々先]週末|지지난\s?주말)"
     rf"|(?P<zh_last>(?<!上)(?:{_ZH_LAST_WEEK}|上个周|上個週|上個周)末|先週末|(?<!지)지난\s?주말)"
@@ -376,7 +376,7 @@ _BARE_WEEKDAY = re.compile(
     # on Tuesday; 周二, 星期二, 礼拜二, 火曜日, 화요일 with no word naming its week before it (上周二,
     # this Friday: _RELATIVE_DAY), nor one making it a span's end or a habit (从周一改到周二,
     # every Tuesday, 每周二, 毎週火曜, 매주 화요일), nor a plural (on Tuesdays), nor a count (一周二次)
-    r"(?i:(?<!every\s)(?<!each\s)\bon\s+(?P<en>mon|tues|wednes|thurs|fri|satur|sun)day\b"
+    r"(?ai:(?<!every\s)(?<!each\s)\bon\s+(?P<en>mon|tues|wednes|thurs|fri|satur|sun)day\b"
     r"(?!s\b|\s*(?:and|or|to|through|till|until)\b|\s*[-–]))"
     r"|(?<![每从從到至和或上下这這本个個今来來先、A-Za-z0-9一二三四五六七八九十两兩几幾])"
     r"(?:周|週|星期|礼拜|禮拜)(?P<zh>[一二三四五六日天])(?![到至和或、次十年]|\s*[-–~〜])"
@@ -386,20 +386,20 @@ _BARE_WEEKDAY = re.compile(
 """A weekday a question names alone. Which one it means is read from the question's tense
 (:data:`_AHEAD`): the latest before today, or the next from today."""
 _AHEAD = re.compile(
-    r"(?i:\b(?:will|going\s+to|plan(?:ned)?|scheduled|upcoming|coming|due)\b"
+    r"(?ai:\b(?:will|going\s+to|plan(?:ned)?|scheduled|upcoming|coming|due)\b"
     r"|\bwhat(?:'s|\s+is)\s+on\b)"
     r"|安排|计划|計劃|打算|预定|預定|要做|会做|會做|予定|つもり|예정|계획|할\s?거"
 )
 """A question about what is planned: a weekday it names alone is the next one."""
 _PAST = re.compile(
-    r"(?i:\b(?:did|was|were|had|happened|went|said|met|ate|made|took)\b|\b\w{3,}ed\b)"
+    r"(?ai:\b(?:did|was|were|had|happened|went|said|met|ate|made|took)\b|\b\w{3,}ed\b)"
     r"|了|过|過|した|った|んだ|いた|ました|でした|だった|했|었|았|였"
 )
 """A question about what was: a weekday it names alone is the latest before today. One with
 neither tense asks about a habit as often (``周二的例会几点开始？``, ``what time is the standup
 on Tuesday?``) and names no day."""
 _ANY_WEEKDAY = re.compile(
-    r"(?i:\b(mon|tues|wednes|thurs|fri|satur|sun)days?\b)"
+    r"(?ai:\b(mon|tues|wednes|thurs|fri|satur|sun)days?\b)"
     r"|(?:周|週|星期|礼拜|禮拜)([一二三四五六日天])|([月火水木金土日])曜|([월화수목금토일])요일"
 )
 
@@ -454,7 +454,7 @@ _RELATIVE_MONTH = re.compile(
     # last / this / next month, 上个月 / 这个月 / 下个月, 先月 / 今月 / 来月, 지난달 / 이번 달 / 다음 달;
     # so many months back: two months ago, 两个月前, 2か月前, 2개월 전, 두 달 전, and the month
     # before last, 上上个月, 先々月, 지지난달
-    rf"(?i:\b(?P<count_en>{_EN_COUNT})\s+"
+    rf"(?ai:\b(?P<count_en>{_EN_COUNT})\s+"
     r"months?\s+ago\b|\b(?P<before_last>the\s+month\s+before\s+last)\b"
     r"|\b(?:(?P<last>last)|this|(?P<next>next))\s+month\b)"
     rf"|{_NOT_AFTER_COUNT}(?P<count_cjk>{_CJK_COUNT})\s*"
@@ -479,8 +479,8 @@ def _months_back(m: re.Match[str]) -> int | None:
 
 _MONTH_WORD = re.compile(
     # in September, during Sept 2026: an English month only after a word that makes it one
-    rf"(?i:\b(?:in|during|since|until|through|throughout|early|late|mid|of)\s+)"
-    rf"(?P<name>(?i:{_MONTH_NAME}))\b\.?(?:,?\s+(?P<year>\d{{4}})\b)?(?!\s*\d)"
+    rf"(?ai:\b(?:in|during|since|until|through|throughout|early|late|mid|of)\s+)"
+    rf"(?P<name>(?i:{_MONTH_NAME}))(?![A-Za-z0-9])\.?(?:,?\s+(?P<year>\d{{4}})(?!\d))?(?!\s*\d)"
     # 9月, 9月份, 2026年9月, 9월, 2026년 9월: a month and no day
     r"|(?<![\d/.\-])(?:(?P<cjk_year>\d{4})\s*[年년]\s*)?(?P<cjk>\d{1,2})\s*[月월](?:份)?(?!\s*\d)"
 )
@@ -533,7 +533,7 @@ _YEAR = re.compile(
     # last year, 去年, 昨年, 작년, 지난해; the year before last, 前年, 一昨年, 재작년; so many years
     # back: two years ago, 两年前, 2年前, 2년 전 (from today); and a year named: in 2025, 2025年,
     # 2025년 (not this year, 今年: most of a memory, whose own words answer better)
-    rf"(?i:\b(?P<count_en>{_EN_COUNT})\s+years?\s+ago\b"
+    rf"(?ai:\b(?P<count_en>{_EN_COUNT})\s+years?\s+ago\b"
     r"|\b(?P<before_last>the\s+year\s+before\s+last)\b|\b(?P<last>last)\s+year\b"
     r"|\b(?:in|during|throughout|of)\s+(?P<named>(?:19|20)\d\d)\b(?!\s*[-/.:]\s*\d))"
     rf"|{_NOT_AFTER_COUNT}(?P<count_cjk>{_CJK_COUNT})\s*年(?:之|以)?前|(?P<count_ko>\d{{1,2}})\s*년\s*전"
@@ -603,7 +603,7 @@ _KO_BACK = {"이틀": (2, True), "사흘": (3, True), "나흘": (4, True), "일�
 """Korean words for a count back: (count, of days rather than weeks)."""
 _AGO = re.compile(
     # 3 days ago, two weeks ago, 三天前, 两周前, 3日前, 2週間前, 3일 전, 2주 전, 이틀 전, 大前天
-    rf"(?i:\b(?P<en>{_EN_COUNT})\s+"
+    rf"(?ai:\b(?P<en>{_EN_COUNT})\s+"
     r"(?:(?P<en_days>days?)|weeks?)\s+ago\b)"
     rf"|{_NOT_AFTER_COUNT}(?P<cjk>{_CJK_COUNT})\s*[个個]?\s*"
     r"(?:(?P<cjk_days>天|日)|周|週間|週|星期|礼拜|禮拜)(?:之|以)?前"
@@ -662,7 +662,7 @@ def _weeks_ago(text: str, today: date) -> list[tuple[int, int, str]]:
 
 
 _ASKED_SLASH_WORD = re.compile(
-    r"(?i:\b(?:on|since|until|till|before|after|by|from|to|at|of|for|and|or|between)\s+)$"
+    r"(?ai:\b(?:on|since|until|till|before|after|by|from|to|at|of|for|and|or|between)\s+)$"
 )
 """A word that puts a day after it (``what happened on 9/5``, ``between 9/1 and 9/5``)."""
 _WORD_BEFORE = re.compile(r"[A-Za-z0-9_]\s*$")
