@@ -22,6 +22,7 @@ from memdir.search.recency import (
         "what is max_inflight currently",
         "these days who runs the standup",
         "现在 standup 几点开?",
+        "now用的是哪个版本",  # an English cue written straight before Chinese
         "目前 atlas 用什么调度器",
         "最近用的是哪个版本",
         "今はどのツールを使っていますか",

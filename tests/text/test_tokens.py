@@ -379,6 +379,7 @@ def test_asked_kinds_are_the_words_after_which_and_what(question: str, kinds: se
         ("What was OPS-1324 about?", ["OPS-1324"]),
         ("`0x80AC` 和 max_inflight", ["0x80AC", "max_inflight"]),
         ("PR #482 改了什么", ["PR #482"]),
+        ("PR #482改了什么", ["PR #482"]),  # a Han character right after ends the number
         ("issue #17 and v1.13.2", ["issue #17", "v1.13.2"]),
         ("p99 告警 on-call 1234", ["p99"]),  # a bare number and on-call are no identifiers
         ("nothing here", []),

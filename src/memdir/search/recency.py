@@ -37,9 +37,10 @@ __all__ = [
 ]
 
 _NOW = re.compile(
-    r"\b(?:now|currently|current|these\s+days|nowadays|at\s+the\s+moment|at\s+present|"
+    # the English words in ASCII mode: "now用的是哪个" (a Han character is a letter to \b)
+    r"(?a:\b(?:now|currently|current|these\s+days|nowadays|at\s+the\s+moment|at\s+present|"
     r"right\s+now|as\s+of\s+today|today|latest|still|anymore|any\s+more|upcoming|"
-    r"next(?!\s+(?:day|morning|afternoon|evening|night)\b))\b"
+    r"next(?!\s+(?:day|morning|afternoon|evening|night)\b))\b)"
     r"|现在|目前|最近|如今|当前|眼下|现阶段|这阵子|近来|最新|还在|仍然|下次|下一次|"
     r"今は|今の|今も|現在|最近|最新|いま|次の(?!日|朝|晩)|次回|"
     r"지금|현재|요즘|최근",

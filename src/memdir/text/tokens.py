@@ -375,7 +375,7 @@ def identifier_spans(text: str) -> list[tuple[int, int]]:
     return sorted(spans)
 
 
-_NUMBERED = re.compile(r"(?:\b(?:PR|MR|pr|mr|[Ii]ssue)[ \t]*)?(?<![\w#])#\d+\b")
+_NUMBERED = re.compile(r"(?a:(?:\b(?:PR|MR|pr|mr|[Ii]ssue)[ \t]*)?(?<![\w#])#\d+\b)")  # 的 after
 _LONE_IDENTIFIER = re.compile(r"(?<![\w])[A-Za-z0-9_]+(?![\w])", re.ASCII)
 
 
