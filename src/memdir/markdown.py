@@ -14,7 +14,7 @@ year nearest a reference day.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date, timedelta
 
@@ -86,6 +86,11 @@ def first_date(text: str) -> str | None:
 
 
 _CJK_WEEKDAY = r"\s*[(（]?\s*(?:周|週|星期)?[月火水木金土日一二三四五六天]"
+_ZH_WEEK_WORD = "周|週|星期|礼拜|禮拜"
+"""The words a Chinese weekday starts with (周五, 星期五, 礼拜五)."""
+_EN_WEEKDAYS = ("mon", "tues", "wednes", "thurs", "fri", "satur", "sun")
+_EN_WEEKDAY = "|".join(_EN_WEEKDAYS)
+"""An English weekday less its "day", as the patterns below write it (``(?:{_EN_WEEKDAY})day``)."""
 """A weekday after a date (``9/8（火）``, ``9/8 周二``): it makes a bare ``M/D`` a date."""
 _YEARLESS = re.compile(
     # a date without a year, found from its separator (a literal: scanned fast): the day of
@@ -203,7 +208,7 @@ def _month_and_day(month: str, day: str) -> str | None:
 
 
 _WEEKDAY_BEFORE = re.compile(
-    r"(?:(?:周|週|星期|礼拜|禮拜)[一二三四五六日天]|[月火水木金土日]曜日?"
+    rf"(?:(?:{_ZH_WEEK_WORD})[一二三四五六日天]|[月火水木金土日]曜日?"
     r"|(?ai:\b(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?)\.?,?)"
     r"\s*[(（]?\s*$"
 )
@@ -281,7 +286,7 @@ def heading_date(title: str, reference: str | None = None) -> str | None:
 
 
 _WEEKDAY_NUMBER = {
-    **{w: i for i, w in enumerate(("mon", "tues", "wednes", "thurs", "fri", "satur", "sun"))},
+    **{w: i for i, w in enumerate(_EN_WEEKDAYS)},
     **{w: i for i, w in enumerate("一二三四五六日")},
     "天": 6,
     **{w: i for i, w in enumerate("月火水木金土日")},
@@ -300,8 +305,8 @@ _RELATIVE_DAY = re.compile(
     # yesterday / 昨天 …, and a weekday of the week before (last Friday, 上周五, 先週の金曜日)
     r"(?ai:\b(?P<back2>the\s+day\s+before\s+yesterday)\b|\b(?P<back1>yesterday)\b"
     r"|\b(?P<back0>today)\b|\b(?P<ahead2>the\s+day\s+after\s+tomorrow)\b"
-    r"|\b(?P<ahead1>tomorrow)\b|\blast\s+(?P<en>mon|tues|wednes|thurs|fri|satur|sun)day\b"
-    r"|\bthis\s+(?P<en_this>mon|tues|wednes|thurs|fri|satur|sun)day\b)"
+    rf"|\b(?P<ahead1>tomorrow)\b|\blast\s+(?P<en>{_EN_WEEKDAY})day\b"
+    rf"|\bthis\s+(?P<en_this>{_EN_WEEKDAY})day\b)"
     r"|(?P<zh2>(?<!大)前天|一昨日|おととい|그저께|그제)|(?P<zh1>昨天|昨日|きのう|어제)"
     r"|(?P<zh0>今天|今日|きょう|오늘)"
     r"|(?P<zh_ahead2>后天|後天|明後日|あさって|모레)|(?P<zh_ahead1>明天|明日(?!香)|あした|あす|내일)"
@@ -332,17 +337,34 @@ _RELATIVE_WEEK = re.compile(
 )
 
 
+_COUNT_GROUPS = ("count_en", "count_cjk", "count_ko", "count_ko_word")
+
+
+def _shift(m: re.Match[str]) -> int | None:
+    """How many weeks, months or years from this one a match of :data:`_RELATIVE_WEEK`,
+    :data:`_RELATIVE_WEEKEND`, :data:`_RELATIVE_MONTH` or :data:`_YEAR` names: −2 for the one
+    before last, −1 for the last, 1 for the next, minus a count back (two months ago: −2; 0
+    for "0 months ago"); ``None`` for this one. Its groups say which, whichever it has."""
+    group = m.groupdict()
+    if group.get("before_last") or group.get("zh_before_last"):
+        return -2
+    if group.get("last") or group.get("zh_last"):
+        return -1
+    if group.get("next") or group.get("zh_next"):
+        return 1
+    count = next((group[k] for k in _COUNT_GROUPS if group.get(k)), None)
+    return -_count(count) if count else None
+
+
 def _relative_week(m: re.Match[str], today: date) -> list[date]:
     """The days a match of :data:`_RELATIVE_WEEK` names, seen from ``today``: Monday to
-    Sunday of the week before this one or of the next, or this week's Monday to today."""
+    Sunday of the week before this one, of the one before that or of the next, or this week's
+    Monday to today."""
     monday = today - timedelta(days=today.weekday())
-    if m["before_last"] or m["zh_before_last"]:
-        return [monday - timedelta(days=14 - n) for n in range(7)]
-    if m["last"] or m["zh_last"]:
-        return [monday - timedelta(days=7 - n) for n in range(7)]
-    if m["next"] or m["zh_next"]:
-        return [monday + timedelta(days=7 + n) for n in range(7)]
-    return [monday + timedelta(days=n) for n in range(today.weekday() + 1)]
+    shift = _shift(m)
+    if shift is None:
+        return [monday + timedelta(days=n) for n in range(today.weekday() + 1)]
+    return [monday + timedelta(days=7 * shift + n) for n in range(7)]
 
 
 _RELATIVE_WEEKEND = re.compile(
@@ -362,13 +384,7 @@ def _relative_weekend(m: re.Match[str], today: date) -> list[date]:
     """The Saturday and Sunday a match of :data:`_RELATIVE_WEEKEND` names, seen from ``today``:
     those of the calendar week (Monday to Sunday) before this one, of this one, of the next or
     of the week before last, as :func:`_relative_week` counts weeks."""
-    saturday = today - timedelta(days=today.weekday()) + timedelta(days=5)
-    if m["before_last"] or m["zh_before_last"]:
-        saturday -= timedelta(days=14)
-    elif m["last"] or m["zh_last"]:
-        saturday -= timedelta(days=7)
-    elif m["zh_next"]:
-        saturday += timedelta(days=7)
+    saturday = today + timedelta(days=5 - today.weekday() + 7 * (_shift(m) or 0))
     return [saturday, saturday + timedelta(days=1)]
 
 
@@ -376,10 +392,10 @@ _BARE_WEEKDAY = re.compile(
     # on Tuesday; 周二, 星期二, 礼拜二, 火曜日, 화요일 with no word naming its week before it (上周二,
     # this Friday: _RELATIVE_DAY), nor one making it a span's end or a habit (从周一改到周二,
     # every Tuesday, 每周二, 毎週火曜, 매주 화요일), nor a plural (on Tuesdays), nor a count (一周二次)
-    r"(?ai:(?<!every\s)(?<!each\s)\bon\s+(?P<en>mon|tues|wednes|thurs|fri|satur|sun)day\b"
+    rf"(?ai:(?<!every\s)(?<!each\s)\bon\s+(?P<en>{_EN_WEEKDAY})day\b"
     r"(?!s\b|\s*(?:and|or|to|through|till|until)\b|\s*[-–]))"
     r"|(?<![每从從到至和或上下这這本个個今来來先、A-Za-z0-9一二三四五六七八九十两兩几幾])"
-    r"(?:周|週|星期|礼拜|禮拜)(?P<zh>[一二三四五六日天])(?![到至和或、次十年]|\s*[-–~〜])"
+    rf"(?:{_ZH_WEEK_WORD})(?P<zh>[一二三四五六日天])(?![到至和或、次十年]|\s*[-–~〜])"
     r"|(?<![毎每週今来來先、A-Za-z0-9])(?P<ja>[月火水木金土日])曜日?(?![日からまでと、]|\s*[-–~〜])"
     r"|(?<!매주)(?<!매주\s)(?P<ko>[월화수목금토일])요일(?!부터|까지|과|와|이나)"
 )
@@ -399,8 +415,8 @@ _PAST = re.compile(
 neither tense asks about a habit as often (``周二的例会几点开始？``, ``what time is the standup
 on Tuesday?``) and names no day."""
 _ANY_WEEKDAY = re.compile(
-    r"(?ai:\b(mon|tues|wednes|thurs|fri|satur|sun)days?\b)"
-    r"|(?:周|週|星期|礼拜|禮拜)([一二三四五六日天])|([月火水木金土日])曜|([월화수목금토일])요일"
+    rf"(?ai:\b({_EN_WEEKDAY})days?\b)"
+    rf"|(?:{_ZH_WEEK_WORD})([一二三四五六日天])|([月火水木金土日])曜|([월화수목금토일])요일"
 )
 
 
@@ -466,17 +482,6 @@ _RELATIVE_MONTH = re.compile(
 )
 
 
-def _months_back(m: re.Match[str]) -> int | None:
-    """How many months back a match of :data:`_RELATIVE_MONTH` names (1 for last month),
-    ``None`` for this or next month."""
-    if m["before_last"] or m["zh_before_last"]:
-        return 2
-    if m["last"] or m["zh_last"]:
-        return 1
-    word = m["count_en"] or m["count_cjk"] or m["count_ko"] or m["count_ko_word"]
-    return _count(word) if word else None
-
-
 _MONTH_WORD = re.compile(
     # in September, during Sept 2026: an English month only after a word that makes it one
     rf"(?ai:\b(?:in|during|since|until|through|throughout|early|late|mid|of)\s+)"
@@ -514,17 +519,14 @@ def _named_months(text: str, today: date | None) -> list[tuple[int, int, str]]:
             found += [(start, m.end(), day) for day in days]
     if today is not None:
         for m in _RELATIVE_MONTH.finditer(text):
-            back = _months_back(m)
-            if back == 0:
+            shift = _shift(m)
+            if shift == 0:
                 continue  # 0 months ago
-            if back is not None:
-                year, month = divmod(today.year * 12 + today.month - 1 - back, 12)
-                days = _days_of_month(year, month + 1)
-            elif m["next"] or m["zh_next"]:
-                after = (today.replace(day=28) + timedelta(days=4)).replace(day=1)
-                days = _days_of_month(after.year, after.month)
-            else:
+            if shift is None:
                 days = _days_of_month(today.year, today.month, until=today)
+            else:
+                year, month = divmod(today.year * 12 + today.month - 1 + shift, 12)
+                days = _days_of_month(year, month + 1)
             found += [(m.start(), m.end(), day) for day in days]
     return found
 
@@ -551,18 +553,10 @@ def _named_years(text: str, today: date | None) -> list[tuple[int, int, str]]:
         named = m["named"] or m["named_cjk"]
         if named:
             year = int(named)
-        elif today is None:
-            continue
+        elif today is None or not (shift := _shift(m)):
+            continue  # counted from no day, or 0 years ago
         else:
-            if m["before_last"] or m["zh_before_last"]:
-                back = 2
-            elif m["last"] or m["zh_last"]:
-                back = 1
-            else:
-                back = _count(m["count_en"] or m["count_cjk"] or m["count_ko"])
-            if not back:
-                continue  # 0 years ago
-            year = today.year - back
+            year = today.year + shift
         first = date(year, 1, 1)
         found += [
             (m.start(), m.end(), (first + timedelta(days=n)).isoformat())
@@ -635,6 +629,11 @@ def _ago(m: re.Match[str], today: date) -> list[date]:
     return [monday + timedelta(days=n) for n in range(7)]
 
 
+def _overlaps(start: int, end: int, found: Iterable[tuple[int, int, str]]) -> bool:
+    """Whether ``start``–``end`` overlaps a span of ``found`` (``(start, end, day)``)."""
+    return any(a < end and start < b for a, b, _ in found)
+
+
 def days_from(text: str, today: date) -> list[tuple[int, int, str]]:
     """``(start, end, day)`` of each day ``text`` names one by one counted from ``today``
     (yesterday, 明天, 上周五, 下周二, 今週の金曜日, 3 days ago, 三天前 …; see :func:`named_days`),
@@ -645,7 +644,7 @@ def days_from(text: str, today: date) -> list[tuple[int, int, str]]:
     ]
     for m in _AGO.finditer(text):
         days = _ago(m, today)
-        if len(days) == 1 and not any(a < m.end() and m.start() < b for a, b, _ in found):
+        if len(days) == 1 and not _overlaps(m.start(), m.end(), found):
             found.append((m.start(), m.end(), days[0].isoformat()))
     return sorted(found)
 
@@ -732,12 +731,12 @@ def named_days(
             found += [
                 (m.start(), m.end(), day.isoformat())
                 for m in _RELATIVE_WEEK.finditer(text)
-                if not any(a < m.end() and m.start() < b for a, b, _ in weekends)  # 上周末
+                if not _overlaps(m.start(), m.end(), weekends)  # 上周末
                 for day in _relative_week(m, today)
             ]
             found += _weeks_ago(text, today)
     for m in _WRITTEN_DATE.finditer(text):
-        if any(a < m.end() and m.start() < b for a, b, _ in found):
+        if _overlaps(m.start(), m.end(), found):
             continue  # inside an ISO date
         if day := _written_day(m) or (_asked_slash_day(m, text) if question else None):
             found.append((m.start(), m.end(), day))
@@ -745,18 +744,9 @@ def named_days(
         found += _bare_weekday(text, today)
     if single:
         return sorted(found)
-    spans = [(a, b) for a, b, _ in found]
-    found += [
-        (a, b, day)
-        for a, b, day in _named_months(text, today)
-        if not any(x < b and a < y for x, y in spans)  # 9月3日 is a day, not September
-    ]
-    spans = [(a, b) for a, b, _ in found]
-    found += [
-        (a, b, day)
-        for a, b, day in _named_years(text, today)
-        if not any(x < b and a < y for x, y in spans)  # 2025年9月 is a month, not 2025
-    ]
+    # 9月3日 is a day, not September; 2025年9月 a month, not 2025
+    found += [d for d in _named_months(text, today) if not _overlaps(d[0], d[1], found)]
+    found += [d for d in _named_years(text, today) if not _overlaps(d[0], d[1], found)]
     return sorted(found)
 
 
