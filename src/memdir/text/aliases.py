@@ -71,13 +71,14 @@ def _pairs(text: str) -> Iterator[tuple[str, str]]:
         yield m.group(1), m.group(2)
 
 
-def _plain(latin: str) -> list[str]:
+def _latin_words(latin: str) -> list[str]:
+    """The words of a Latin name, lower-cased (``Sato-Kenta`` → sato, kenta)."""
     return [w.lower() for w in re.split("[ -]", latin)]
 
 
 def _is_name(han: str, latin: str) -> bool:
     """Whether ``han`` and ``latin`` read as one name written twice (see the module)."""
-    words = _plain(latin)
+    words = _latin_words(latin)
     folded = variants.fold(han.replace(" ", ""))
     if len(words) == 1:
         translations = bilingual.chinese_for(words[0])
@@ -94,12 +95,12 @@ def declared(text: str) -> Iterator[tuple[str, str]]:
     (``sasaki miho``)."""
     for han, latin in _pairs(text):
         if _is_name(han, latin):
-            yield variants.fold(han.replace(" ", "")), " ".join(_plain(latin))
+            yield variants.fold(han.replace(" ", "")), " ".join(_latin_words(latin))
 
 
 def names_asked(query: str) -> list[str]:
     """The Latin names a query writes (capitalised words, one to three), lower-cased."""
-    return [" ".join(_plain(m.group())) for m in _ASKED.finditer(query)]
+    return [" ".join(_latin_words(m.group())) for m in _ASKED.finditer(query)]
 
 
 def alias_bridges(
