@@ -9,7 +9,7 @@ way (和老王吃了…, Ken 说…). An agent asks in the other form as often (
 working on?", 石田さんは最近何をしていますか？). The pairs are found here with a pattern of this
 probe's own (a Han name of two to four characters beside one to three capitalised words, one in
 brackets after the other, or side by side in a table cell), not with memdir's; the rarer form
-(fewer chunks hold it) is asked in three frames. A hit is a result that names the person in the
+(fewer chunks hold it) is asked in four frames. A hit is a result that names the person in the
 other form and not in the asked one (a note the asked form alone could not reach). Each
 question is asked twice: as memdir searches, and with the declarations ignored
 (``memdir.search.keyword._declared`` returning none), so the two can be compared in one run.
@@ -37,7 +37,12 @@ from common import RESULTS_DIR  # noqa: E402
 from memdir.search import keyword  # noqa: E402
 from memdir.text import match_text, term_matcher  # noqa: E402
 
-FRAMES = ("What has {n} been working on?", "{n}最近在忙什么？", "{n}さんは最近何をしていますか？")
+FRAMES = (
+    "What has {n} been working on?",
+    "Has {n} been busy lately?",  # the sentence's capital before the name
+    "{n}最近在忙什么？",
+    "{n}さんは最近何をしていますか？",
+)
 TOP = 3
 _HAN = r"[\u4e00-\u9fff\u3005]{2,4}"
 _LATIN = r"[A-Z][a-z]+(?: [A-Z][a-z]+){0,2}"

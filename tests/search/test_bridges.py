@@ -340,3 +340,29 @@ def test_a_pinyin_name_written_straight_before_chinese(bilingual_notes: Path) ->
     # "Hangzhou吗" the place (a Han character is a word character to \b, which cut them off)
     assert _first(bilingual_notes, "Tang Ning的onsite表现怎么样？") == ("memory/2026-08-21.md", 9)
     assert _first(bilingual_notes, "父母住在Hangzhou吗？") == ("MEMORY.md", 1)
+
+
+def test_a_pinyin_name_after_the_sentence_s_first_capital(bilingual_notes: Path) -> None:
+    # "Did Tang Ning" was read as one name of three words, and Did is no pinyin: no bridge
+    assert _first(bilingual_notes, "Did Tang Ning do well?") == ("memory/2026-08-21.md", 9)
+
+
+def test_a_declared_name_after_the_sentence_s_first_capital(tmp_path: Path) -> None:
+    ws = write_notes(
+        tmp_path,
+        {
+            "MEMORY.md": "# Memory\n\n- 老王 (Wang Tao): infra lead.\n",
+            "memory/2026-11-30.md": (
+                "# 2026-11-30\n\n### 12:10 - lunch\n和老王吃了拉面。他说集群下周要升级到 3.13。\n"
+            ),
+        },
+    )
+    query = "Did Wang Tao say anything?"
+    with Memory(ws, overrides={"embedding.provider": "none"}) as mem:
+        mem.sync()
+        # "did wang tao" was looked up as one phrase, written nowhere: the declaration unread
+        profile = query_profile(mem.index, query, stopwords=STOP_WORDS)
+        assert profile is not None and profile.bridges == {"wang": ["老王"], "tao": ["老王"]}
+        # a memory of two notes: "say" is nowhere, so no note clears the floor
+        hits = mem.search(query, min_score=0)
+    assert ("memory/2026-11-30.md", 3) in [(h.path, h.start_line) for h in hits]

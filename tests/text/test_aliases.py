@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memdir.text.aliases import alias_bridges, declared
+from memdir.text.aliases import alias_bridges, declared, names_asked
 
 
 def test_a_name_declared_beside_its_other_writing() -> None:
@@ -49,3 +49,17 @@ def test_bridges_run_both_ways_between_the_two_writings() -> None:
     assert alias_bridges("老王说了什么", ["老王", "说"], pairs) == {"老王": ["wang", "tao"]}
     # a lower-case word is no name the question writes
     assert alias_bridges("ken burns effect", ["ken", "burns", "effect"], pairs) == {}
+
+
+def test_a_name_that_begins_a_sentence_is_asked_without_the_sentence_s_capital_too() -> None:
+    # "Did" is capitalised because the question starts there, not because it is a name
+    assert names_asked("Did Wang Tao say anything?") == ["did wang tao", "wang tao"]
+    assert names_asked("Thanks. Has Ken Ishida seen it?") == [
+        "thanks",
+        "has ken ishida",
+        "ken ishida",
+    ]
+    # a name itself may begin the sentence: both readings are kept
+    assert names_asked("He Jia said what?") == ["he jia", "jia"]
+    # inside a sentence a run of capitals is one name
+    assert names_asked("what did Wang Tao say?") == ["wang tao"]

@@ -145,6 +145,18 @@ def test_name_bridges_keep_what_memory_holds() -> None:
     assert all(len(w) == 2 for w in asked[1])
 
 
+def test_a_capitalised_word_that_is_no_pinyin_ends_a_name_rather_than_spoiling_it() -> None:
+    memory = {"唐", "宁", "唐宁"}
+
+    def held(words: list[str]) -> set[str]:
+        return {w for w in words if w in memory}
+
+    expected = {"tang": ["唐宁"], "ning": ["唐宁"]}
+    # the sentence's capital (Did) and a product name after it (Slack) are no syllables
+    assert bilingual.name_bridges("Did Tang Ning pass?", ["tang", "ning", "pass"], held) == expected
+    assert bilingual.name_bridges("Tang Ning Slack", ["tang", "ning", "slack"], held) == expected
+
+
 def test_a_single_syllable_or_non_pinyin_word_is_no_name() -> None:
     def held(words: list[str]) -> set[str]:
         return set(words)

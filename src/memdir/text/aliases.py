@@ -99,8 +99,24 @@ def declared(text: str) -> Iterator[tuple[str, str]]:
 
 
 def names_asked(query: str) -> list[str]:
-    """The Latin names a query writes (capitalised words, one to three), lower-cased."""
-    return [" ".join(_latin_words(m.group())) for m in _ASKED.finditer(query)]
+    """The Latin names a query writes (capitalised words, one to three), lower-cased. A name
+    that begins a sentence is given without its first word too: that capital may be the
+    sentence's (``Did Wang Tao …`` → ``did wang tao`` and ``wang tao``; ``He Jia …`` → ``he
+    jia`` and ``jia``)."""
+    names: list[str] = []
+    for m in _ASKED.finditer(query):
+        words = _latin_words(m.group())
+        names.append(" ".join(words))
+        if len(words) > 1 and _begins_sentence(query, m.start()):
+            names.append(" ".join(words[1:]))
+    return list(dict.fromkeys(names))
+
+
+def _begins_sentence(text: str, at: int) -> bool:
+    """Whether ``text[at:]`` begins a sentence: nothing but spaces, a bullet or an opening
+    quote or bracket since the text's start or the last sentence's end."""
+    before = text[:at].rstrip(" \t\"'“‘「『(（*->#")
+    return not before or before[-1] in ".!?。？！:：;；\n"
 
 
 def alias_bridges(

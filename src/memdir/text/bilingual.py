@@ -33,7 +33,7 @@ import gzip
 import re
 import threading
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -308,16 +308,7 @@ def name_bridges(
     a bridge of both words its two syllables come from. ``held`` tells which of some FTS
     terms memory holds; it is asked twice, for the characters and then for their pairs."""
     out: dict[str, list[str]] = {}
-    for run in _NAME_RUN.finditer(query):
-        pieces: list[str] = []
-        owners: list[str] = []
-        for word in re.split("[ -]", run.group()):
-            cut = syllables(word)
-            if cut is None:
-                pieces = []
-                break
-            pieces += cut
-            owners += [word.lower()] * len(cut)
+    for pieces, owners in _pinyin_runs(query):
         if not 2 <= len(pieces) <= 4:
             continue
         options = [characters_for(p) for p in pieces]
@@ -335,6 +326,26 @@ def name_bridges(
                     if owner in terms and gram not in out.setdefault(owner, []):
                         out[owner].append(gram)
     return out
+
+
+def _pinyin_runs(query: str) -> Iterator[tuple[list[str], list[str]]]:
+    """The syllables of each run of capitalised words of ``query`` that are pinyin, with the
+    word each syllable comes from. A word that is none ends a run rather than spoiling it:
+    ``Did Tang Ning …`` (the sentence's capital), ``Tang Ning Slack``."""
+    for run in _NAME_RUN.finditer(query):
+        pieces: list[str] = []
+        owners: list[str] = []
+        for word in re.split("[ -]", run.group()):
+            cut = syllables(word)
+            if cut is None:
+                if pieces:
+                    yield pieces, owners
+                pieces, owners = [], []
+                continue
+            pieces += cut
+            owners += [word.lower()] * len(cut)
+        if pieces:
+            yield pieces, owners
 
 
 def _stems(word: str) -> list[str]:
