@@ -23,6 +23,21 @@ def test_a_name_declared_beside_its_other_writing() -> None:
     }
 
 
+def test_a_name_at_the_end_of_a_longer_run_of_han() -> None:
+    # the words before the name are no part of it: 同事老王 bridged Wang Tao to 同事 (colleague)
+    text = "- 同事老王 (Wang Tao)：infra.\n我的上司陈默 (Mo Chen) 说…\n项目负责人孙悦 (Sun Yue)\n"
+    assert list(declared(text)) == [("老王", "wang tao"), ("陈默", "mo chen"), ("孙悦", "sun yue")]
+    # a dictionary word that reads as the Latin name, or translates it, is the name's own
+    text = "欧阳明远 (Ouyang Mingyuan)、佐藤健太 (Sato Kenta)、和也 (Kazuya)"
+    assert list(declared(text)) == [
+        ("欧阳明远", "ouyang mingyuan"),
+        ("佐藤健太", "sato kenta"),
+        ("和也", "kazuya"),
+    ]
+    # more than a name is left: nothing, rather than a word bridged as a name
+    assert list(declared("老同事王涛 (Wang Tao)")) == []
+
+
 def test_an_annotation_is_no_name() -> None:
     # a dictionary word the Latin side does not translate, or a single English word
     text = (

@@ -35,7 +35,8 @@ _HAN_NAME = rf"[{_HAN}]{{2,4}}|[{_HAN}]{{1,3}} [{_HAN}]{{1,3}}"
 _LATIN_NAME = r"[A-Z][a-z]+(?:[ -][A-Z][a-z]+){0,2}"
 _ASKED = re.compile(rf"(?<![A-Za-z0-9]){_LATIN_NAME}(?![A-Za-z0-9])")  # Wang Tao最近: no \b
 _OPEN = re.compile("[（(]")
-_HAN_BEFORE = re.compile(rf"(?<![{_HAN}{_KANA}])({_HAN_NAME})[ \t]*$")
+_HAN_BEFORE = re.compile(rf"(?<![{_HAN}])([{_HAN}]+|[{_HAN}]{{1,3}} [{_HAN}]{{1,3}})[ \t]*$")
+_BETWEEN = re.compile("[的和跟与及]")  # 我的同事老王, 和老王: what joins words before a name
 _LATIN_BEFORE = re.compile(rf"(?<![A-Za-z])({_LATIN_NAME})[ \t]*$")
 _LATIN_INSIDE = re.compile(rf"[ \t]*({_LATIN_NAME})[ \t]*[)）]")
 _HAN_INSIDE = re.compile(rf"[ \t]*({_HAN_NAME})[ \t]*[)）]")
@@ -58,10 +59,12 @@ def _pairs(text: str) -> Iterator[tuple[str, str]]:
         if not inside or not last:
             continue
         if "A" <= inside <= "Z" and not last.isascii():  # most brackets are neither shape
-            han = _HAN_BEFORE.search(text, max(0, at - 12), at)
+            han = _HAN_BEFORE.search(text, max(0, at - 24), at)
             latin = _LATIN_INSIDE.match(text, after)
             if han and latin:
-                yield han.group(1), latin.group(1)  # 老王 (Wang Tao)
+                name = _name_ending(han.group(1), _latin_words(latin.group(1)))
+                if name:
+                    yield name, latin.group(1)  # 老王 (Wang Tao), 同事老王 (Wang Tao)
         elif last.isalpha() and last.isascii() and not inside.isascii():
             latin = _LATIN_BEFORE.search(text, max(0, at - 40), at)
             han = _HAN_INSIDE.match(text, after)
@@ -69,6 +72,54 @@ def _pairs(text: str) -> Iterator[tuple[str, str]]:
                 yield han.group(1), latin.group(1)  # Ken Ishida（石田健）
     for m in _SIDE_BY_SIDE.finditer(text):
         yield m.group(1), m.group(2)
+
+
+def _name_ending(run: str, words: list[str]) -> str | None:
+    """The name of two to four characters that a run of Han characters before a bracket ends
+    with: after the last character joining words (我的同事老王 → 同事老王), less the
+    dictionary words it opens with that say no word of the Latin name (同事老王 → 老王, but
+    佐藤健太 stays: 佐藤 is Sato); a name's own two characters are never cut. None when more
+    is left (a sentence, not a name)."""
+    if " " in run:  # 佐々木 美穂: a Japanese full name, written as it is
+        return run
+    tail = _BETWEEN.split(run)[-1]
+    if len(tail) >= 2:  # not 和也 (Kazuya) cut to 也
+        run = tail
+    while len(run) > 2:
+        head = next(
+            (
+                n
+                for n in (4, 3, 2)
+                if n <= len(run) - 2 and _says_other(variants.fold(run[:n]), words)
+            ),
+            0,
+        )
+        if not head:
+            break
+        run = run[head:]
+    return run if len(run) <= 4 else None
+
+
+def _says_other(word: str, latin_words: list[str]) -> bool:
+    """Whether ``word`` is a dictionary word that is no part of a Latin name: it neither
+    translates a word of it nor reads as its pinyin (同事 of Wang Tao: colleague, tong shi;
+    not 欧阳 of Ouyang Mingyuan)."""
+    return bilingual.is_word(word) and not _names(word, latin_words)
+
+
+def _names(word: str, latin_words: list[str]) -> bool:
+    """Whether the dictionary word ``word`` says a Latin name: one of its English words is a
+    word of the name (佐藤 → sato), or each of its characters is one the name's pinyin may be
+    written with (孙悦 of Sun Yue, which the dictionary knows as somebody else)."""
+    if any(w in bilingual.english_for(word) for w in latin_words):
+        return True
+    sounds = {
+        c
+        for w in latin_words
+        for s in bilingual.syllables(w) or ()
+        for c in bilingual.characters_for(s)
+    }
+    return all(c in sounds for c in word)
 
 
 def _latin_words(latin: str) -> list[str]:
@@ -85,7 +136,7 @@ def _is_name(han: str, latin: str) -> bool:
         if translations and folded not in translations:
             return False  # Stripe, Vault, Excel, Ken: an English word of its own
     if bilingual.is_word(folded):  # 佐藤 → sato is a name; 文档 → document is none
-        return any(w in bilingual.english_for(folded) for w in words)
+        return _names(folded, words)
     return True
 
 
