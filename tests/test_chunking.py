@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
-from datetime import UTC
+from datetime import UTC, date
 from zoneinfo import ZoneInfo
 
 from memdir.chunking import (
@@ -20,7 +20,7 @@ from memdir.chunking import (
     sha256_hex,
     split_lines,
 )
-from memdir.markdown import heading_date, named_days
+from memdir.markdown import heading_date, named_days, weekends_from
 from memdir.text import weighted_length
 
 
@@ -572,7 +572,6 @@ def test_the_days_a_question_names_in_the_forms_people_write() -> None:
 
 def test_the_days_a_question_names_from_today() -> None:
     """Yesterday, 昨天, last Friday: counted from the day the question is asked."""
-    from datetime import date
 
     friday = date(2026, 12, 4)
 
@@ -816,7 +815,6 @@ def test_the_lines_of_a_chunk_worth_a_vector_of_their_own() -> None:
 def test_a_weekday_a_question_names_alone_is_read_by_its_tense() -> None:
     """``what did I do on Tuesday?`` is the latest Tuesday, ``what's on Tuesday?`` the next; a
     weekday asked about with neither tense, or as a habit or a range, names no day."""
-    from datetime import date
 
     friday = date(2026, 12, 4)
 
@@ -854,7 +852,6 @@ def test_a_weekday_a_question_names_alone_is_read_by_its_tense() -> None:
 def test_a_year_a_question_names_is_each_of_its_days() -> None:
     """Last year, 去年, 2年前, in 2025, 2025年: every day of that year; not this year, nor a
     year that is part of a code, a date or a fiscal year."""
-    from datetime import date
 
     friday = date(2026, 12, 4)
 
@@ -881,7 +878,6 @@ def test_a_year_a_question_names_is_each_of_its_days() -> None:
 def test_english_date_words_written_straight_before_chinese() -> None:
     """Code-mixed questions put no space between an English date word and the Chinese after
     it; a Han character is a word character to ``\\b``, which took "yesterday的" for one word."""
-    from datetime import date
 
     friday = date(2026, 12, 4)
 
@@ -897,3 +893,44 @@ def test_english_date_words_written_straight_before_chinese() -> None:
     assert days("yesterday2") == []  # still a word's edge: a letter or digit goes on
     # in a note's heading too
     assert heading_date("Sep 3的会议", "2026-09-10") == "2026-09-03"
+
+
+def test_the_weekends_a_note_names() -> None:
+    def days(text: str, written: date) -> list[str]:
+        return sorted({day for _, _, day in weekends_from(text, written)})
+
+    thursday, monday, saturday = date(2026, 11, 12), date(2026, 11, 16), date(2026, 11, 14)
+    this, last, after = (
+        ["2026-11-14", "2026-11-15"],
+        ["2026-11-07", "2026-11-08"],
+        ["2026-11-21", "2026-11-22"],
+    )
+    # named from the note's day, as a question's are from today
+    assert days("这个周末写初稿", thursday) == days("this weekend: hiking", thursday) == this
+    assert days("上周末去了杭州", thursday) == days("先週末", thursday) == last
+    assert days("下周末搬家", thursday) == days("来週末", thursday) == after
+    # next weekend: the coming one or the one after, both (a question reads it as neither)
+    assert days("next weekend", thursday) == [*this, *after]
+    # alone, on a weekday: the one before when its clause says what was, the one after when
+    # it says what will be, both when it says neither
+    assert (
+        days("周末 DAG fail 了 5 次", monday) == days("over the weekend it failed", monday) == this
+    )
+    assert days("剩下 3 个 job 周末已经迁完，19/19", thursday) == last
+    assert days("周末再回她", thursday) == days("週末は美咲が上海に来る", thursday) == this
+    assert days("we'll hike on the weekend", thursday) == this
+    assert days("周末还是我 on-call", thursday) == [*last, *this]
+    assert days("주말에 뭐 해?", saturday) == days("周末", saturday) == this
+    # a habit is no weekend: every weekend, 每个周末, 毎週末; nor are weekends
+    for habit in (
+        "every weekend",
+        "每个周末都去",
+        "毎週末ヨガ",
+        "weekends",
+        "매주 주말",
+        "某个周末",
+    ):
+        assert days(habit, thursday) == [], habit
+    # a note's days (named_days(single=True)) hold them; a question's read them as before
+    assert [d for _, _, d in named_days("周末再回她", thursday, single=True)] == this
+    assert named_days("周末再回她", thursday) == []

@@ -8,7 +8,9 @@ Agents ask "what's on Sept 15?" and "明天有什么安排？" of a memory whose
 the log of the day they were made, not of the day they are for; a day no log is kept of (a
 weekend, a day still to come) is named only there. The days are found here with a pattern of
 this probe's own (``9/15``, ``9月15日``, ``9月15号``: a month and a day, ahead of the log's day
-by at most :data:`AHEAD` days, in the log's year), not with memdir's, and each is asked in
+by at most :data:`AHEAD` days, in the log's year; a weekend's Saturday and Sunday for 这个周末,
+下周末, 今週末, this weekend, and for 周末 or 週末 alone in a log of a Wednesday to a Friday,
+``周末再回她``), not with memdir's, and each is asked in
 three frames, as 明天 when it is the next day, and as this weekend or next (这个周末, 下周末,
 今週末, 来週末) when it is a Saturday or Sunday of the log's calendar week or the next, on the
 log's day (``Memory.search(today=…)``), and by its weekday alone (``what's on Tuesday?``,
@@ -78,17 +80,41 @@ TOP = 3
 _WRITTEN = re.compile(r"(?<![\d/.:])(\d{1,2})(?:/|\s*月\s*)(\d{1,2})(?:\s*[日号])?(?![\d/.:])")
 
 
+_THIS_WEEKEND = re.compile(r"这个?周末|這個?週末|今週末|이번\s?주말|(?i:\bthis\s+weekend\b)")
+_NEXT_WEEKEND = re.compile(r"下个?周末|下個?週末|来週末|다음\s?주말")
+_WEEKEND = re.compile(
+    r"(?<![上下这這个個每毎今来先])(?:周末|週末)|(?<![이번다음매지난]\s)(?<![이번다음매난])주말"
+)
+"""A weekend a log names alone: this probe takes it as the coming one in a log written on a
+Wednesday to a Friday (on Monday or Tuesday a log as often means the one just gone)."""
+
+
+def _weekend(written: date, weeks: int) -> list[date]:
+    saturday = written + timedelta(days=5 - written.weekday() + 7 * weeks)
+    return [saturday, saturday + timedelta(days=1)]
+
+
 def planned(text: str, written: date, logged: set[date]) -> list[tuple[int, date]]:
-    """``(line, day)`` of each day a log of ``written`` names ahead of it that no log is of."""
+    """``(line, day)`` of each day a log of ``written`` names ahead of it that no log is of:
+    by its date (``9/15``, ``9月15日``), or as a weekend's Saturday and Sunday (这个周末, 下周末,
+    今週末, this weekend; 周末 or 週末 alone in a log of a Wednesday to a Friday)."""
     found: list[tuple[int, date]] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if line.lstrip().startswith("#"):
             continue
+        days: list[date] = []
         for m in _WRITTEN.finditer(line):
             try:
-                day = date(written.year, int(m[1]), int(m[2]))
+                days.append(date(written.year, int(m[1]), int(m[2])))
             except ValueError:
                 continue
+        if _THIS_WEEKEND.search(line):
+            days += _weekend(written, 0)
+        if _NEXT_WEEKEND.search(line):
+            days += _weekend(written, 1)
+        if _WEEKEND.search(line) and 2 <= written.weekday() <= 4:
+            days += _weekend(written, 0)
+        for day in days:
             if written < day <= written + timedelta(days=AHEAD) and day not in logged:
                 found.append((number, day))
     return list(dict.fromkeys(found))

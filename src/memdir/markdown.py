@@ -384,7 +384,86 @@ def _relative_weekend(m: re.Match[str], today: date) -> list[date]:
     """The Saturday and Sunday a match of :data:`_RELATIVE_WEEKEND` names, seen from ``today``:
     those of the calendar week (Monday to Sunday) before this one, of this one, of the next or
     of the week before last, as :func:`_relative_week` counts weeks."""
-    saturday = today + timedelta(days=5 - today.weekday() + 7 * (_shift(m) or 0))
+    return _weekend_of(today + timedelta(days=7 * (_shift(m) or 0)))
+
+
+_NEXT_WEEKEND = re.compile(r"(?ai:\bnext\s+weekend\b)")
+"""Next weekend in a note: the one after the note's week."""
+_BARE_WEEKEND = re.compile(
+    # a weekend a note names alone: 周末再回她, 週末は美咲が来る, 주말에, over the weekend (not
+    # every weekend, 每个周末, 毎週末, 매주 주말, weekends; nor 周末 of 上周末: _RELATIVE_WEEKEND)
+    r"(?ai:(?<!every\s)(?<!each\s)\bthe\s+weekend\b)"
+    r"|(?<![每毎个個])(?<!每个)(?<!每個)(?:周末|週末)"
+    r"|(?<!매주\s)(?<!매)주말"
+)
+
+
+def weekends_from(text: str, today: date) -> list[tuple[int, int, str]]:
+    """``(start, end, day)`` for the Saturday and Sunday of each weekend a note written on
+    ``today`` names: this, last or next weekend as a question's (:data:`_RELATIVE_WEEKEND`);
+    "next weekend", which a question's days leave out, as both the coming one and the one
+    after; and a weekend the note names alone (``周末再回她``, ``週末は美咲が上海に来る``, ``over
+    the weekend``): the one it is written on; else, on a weekday, the one before when its
+    clause says what was (``周末 DAG fail 了 5 次``, ``周末已经迁完``, :data:`_WAS`), the one
+    after when it says what will be (``周末再回她``, :data:`_WILL`), and both when it says
+    neither (``周末还是我 on-call``). A note names a weekend for the plans made for it; a day no
+    log is kept of."""
+    found = [
+        (m.start(), m.end(), day.isoformat())
+        for m in _RELATIVE_WEEKEND.finditer(text)
+        for day in _relative_weekend(m, today)
+    ]
+    for m in _NEXT_WEEKEND.finditer(text):
+        found += [
+            (m.start(), m.end(), day.isoformat())
+            for week in (today, today + timedelta(days=7))
+            for day in _weekend_of(week)
+        ]
+    for m in _BARE_WEEKEND.finditer(text):
+        if _overlaps(m.start(), m.end(), found):
+            continue
+        weeks = [today - timedelta(days=7), today]
+        if today.weekday() >= 5:
+            weeks = [today]
+        else:
+            clause = _clause(text, m.start(), m.end())
+            if _WILL.search(clause):
+                weeks = [today]
+            elif _WAS.search(clause):
+                weeks = [today - timedelta(days=7)]
+        found += [
+            (m.start(), m.end(), day.isoformat()) for week in weeks for day in _weekend_of(week)
+        ]
+    return sorted(found)
+
+
+_CLAUSE_END = re.compile(r"[。！？!?；;\n]|[.,，、](?:\s|$)")
+
+
+def _clause(text: str, start: int, end: int) -> str:
+    """The clause of ``text`` holding ``start``–``end``: from the last stop or comma before it
+    to the first after it."""
+    before = [m.end() for m in _CLAUSE_END.finditer(text, 0, start)]
+    after = _CLAUSE_END.search(text, end)
+    return text[before[-1] if before else 0 : after.start() if after else len(text)]
+
+
+_WAS = re.compile(
+    r"(?ai:\b(?:was|were|did|had|went|got|spent|\w{3,}ed)\b)"
+    r"|(?<![除为為])了|已经|已經|已|完|过了|過了|した|った|ました|でした|だった|했|었|았|였"
+)
+"""A clause about what was: a note's weekend alone is the one before it."""
+_WILL = re.compile(
+    r"(?ai:\b(?:will|going\s+to|plan(?:ned)?|scheduled|coming|due)\b|'ll\b)"
+    r"|要|再|打算|准备|準備|计划|計劃|安排|预定|預定|予定|つもり|来る|行く|する|예정|계획|할\s?거"
+)
+"""A clause about what will be: a note's weekend alone is the one after it (read before
+:data:`_WAS`, as "planned" or "scheduled" end in -ed)."""
+
+
+def _weekend_of(day: date) -> list[date]:
+    """The Saturday and Sunday of the calendar week (Monday to Sunday) holding ``day``."""
+    saturday = day + timedelta(days=5 - day.weekday())
     return [saturday, saturday + timedelta(days=1)]
 
 
@@ -716,12 +795,15 @@ def named_days(
     "May I" is none), or from today (last month, this month up to today, next month, 上个月,
     这个月, 下个月, 先月, 今月, 来月, 지난달, 이번 달, 다음 달); and a year (in 2025, 2025年,
     2025년; last year, 去年, 昨年, 작년, the year before last, 前年, 一昨年, two years ago, 两年前,
-    2年前, 2년 전; not this year or 今年, most of a memory). With ``single``, only the
-    days named one by one, no week's, weekend's, month's or year's."""
+    2年前, 2년 전; not this year or 今年, most of a memory). With ``single`` (a note's days),
+    only the days named one by one and the weekends a note names, alone too
+    (:func:`weekends_from`), no week's, month's or year's."""
     found: list[tuple[int, int, str]] = [(at, at + 10, iso) for at, iso in _dates(text)]
     if today is not None:
         found += days_from(text, today)
-        if not single:
+        if single:  # a note's: the weekends it names, alone too (weekends_from)
+            found += weekends_from(text, today)
+        else:
             weekends = [
                 (m.start(), m.end(), day.isoformat())
                 for m in _RELATIVE_WEEKEND.finditer(text)

@@ -143,3 +143,36 @@ def test_a_plan_naming_its_day_after_the_weekday_answers_for_that_day(
         assert ("memory/2026-09-02.md", 6) in named and "memory/notes/postmortem.md" in {
             path for path, _ in named
         }
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["这个周末有什么安排？", "11月14日有什么安排？", "what's on Nov 15?", "今週末の予定は？"],
+)
+def test_a_weekend_no_log_is_kept_of_is_answered_by_the_note_naming_it(
+    tmp_path: Path, question: str
+) -> None:
+    """A note's own 周末 was read as no day: a plan for the weekend, written on Thursday, was
+    no answer to what is on that Saturday, which has no log."""
+    ws = write_notes(
+        tmp_path / "ws",
+        {
+            "memory/2026-11-12.md": (
+                "# 2026-11-12 木\n\n- 10:00 Hanami 的 review，改了三处。\n"
+                "- 夜 房东：明年起房租 ¥9,800 → ¥10,500。太高了，周末再回她\n"
+            ),
+            "memory/2026-11-13.md": "# 2026-11-13 金\n\n- 10:00 Hanami 的 review 又改了两处。\n",
+            "memory/2026-11-16.md": "# 2026-11-16 月\n\n- 10:00 standup，Hanami 上线。\n",
+        },
+    )
+    with Memory(ws, overrides={"embedding.provider": "none"}) as mem:
+        mem.sync()
+        found = mem.search(question, mode="keyword", min_score=0.0, today=date(2026, 11, 12))
+        assert found.results, question
+        first = found.results[0]
+        assert first.path == "memory/2026-11-12.md" and first.start_line <= 4 <= first.end_line
+        assert _paths(naming_chunks(mem.index, ["2026-11-14"])) == {"memory/2026-11-12.md"}
+        # the habit of every weekend names none
+        write_notes(ws, {"memory/2026-11-12.md": "# 2026-11-12 木\n\n- 每个周末都去游泳\n"})
+        mem.sync()
+        assert naming_chunks(mem.index, ["2026-11-14"]) == []

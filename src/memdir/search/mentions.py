@@ -5,8 +5,9 @@ A plan is written in the log of the day it is made, not of the day it is for: ``
 day still to come, or a weekend, has no log at all. So "9月15日有什么安排？" and "what's on
 tomorrow?" are answered by the chunks whose own text names the day (:func:`naming_chunks`), as
 :func:`memdir.markdown.named_days` reads it from the chunk's own day: ``9/15``, ``9月15日``,
-``Sep 15``, ``2026-09-15``, 明天, 下周二 or tomorrow in the log of a day before it, and 昨天 or
-昨日 in the log of a day after (``昨日の design review`` of a day with no log).
+``Sep 15``, ``2026-09-15``, 明天, 下周二 or tomorrow in the log of a day before it, 昨天 or
+昨日 in the log of a day after (``昨日の design review`` of a day with no log), and a weekend's
+Saturday and Sunday in the log of a day around them (这个周末, ``周末再回她``, over the weekend).
 
 They are found through the index, never by reading every chunk: the phrases a day is written
 as (``9 15`` for 9/15 and 9.15, ``9 月 15`` for 9月15日, ``sep 15``) in the keyword index, and,
@@ -22,7 +23,7 @@ from datetime import date, timedelta
 
 from memdir.index import KeywordRow
 from memdir.index.backend import IndexBackend
-from memdir.markdown import days_from, named_days
+from memdir.markdown import days_from, named_days, weekends_from
 
 __all__ = ["DAYS_AROUND", "MAX_DAYS", "MENTION_PROBE", "naming_chunks"]
 
@@ -65,11 +66,14 @@ def _phrases(day: str) -> list[str]:
 def _named_by(text: str, written: str | None, *, by_date: bool = True) -> set[str]:
     """The days ``text`` names one by one (no week's or month's), read from the day it was
     ``written`` (``YYYY-MM-DD``; ``None``: undated, so only what it names by date):
-    ``YYYY-MM-DD``, a day without a year in ``written``'s year, or ``--MM-DD`` when undated.
-    Without ``by_date``, only those counted from ``written`` (明天, 下周二)."""
+    ``YYYY-MM-DD``, a day without a year in ``written``'s year, or ``--MM-DD`` when undated,
+    and the days of the weekends it names (这个周末, 周末再回她). Without ``by_date``, only
+    those counted from ``written`` (明天, 下周二, 周末)."""
     today = date.fromisoformat(written) if written else None
     if not by_date:
-        return {day for _, _, day in days_from(text, today)} if today else set()
+        if today is None:
+            return set()
+        return {day for _, _, day in [*days_from(text, today), *weekends_from(text, today)]}
     found = set()
     for _, _, day in named_days(text, today, single=True):
         if day.startswith("--") and written:
