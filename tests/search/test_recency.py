@@ -8,7 +8,9 @@ import pytest
 
 from memdir.search.recency import (
     asks_about_now,
+    asks_the_first_time,
     asks_what_it_is,
+    earliest_first,
     first_mention_first,
     latest_first,
     opens_a_line,
@@ -31,6 +33,14 @@ from memdir.search.recency import (
         "When is the next design review?",
         "次のデザインレビューっていつ？",
         "下次 1:1 是什么时候？",
+        # the last time something happened is its latest entry
+        "When did I last go to the dentist?",
+        "When was my last haircut?",
+        "上次看牙是什么时候？",
+        "最后一次跟王蕾 1:1 是哪天",
+        "前回の 1:1 はいつ？",
+        "지난번 회의는 언제였어?",
+        "what did Wang Tao say the last time we met",
     ],
 )
 def test_questions_about_the_present(query: str) -> None:
@@ -46,10 +56,70 @@ def test_questions_about_the_present(query: str) -> None:
         "knowledge of the snowfall",  # "now" inside a word is not a cue
         "What happened the next day?",  # the day after something: the past
         "次の日に何があった？",
+        "What is the last step of the runbook?",  # last says which step, not when
+        "When was the first standup after the move?",
     ],
 )
 def test_questions_about_the_past_or_no_time(query: str) -> None:
     assert not asks_about_now(query)
+
+
+@pytest.mark.parametrize(
+    ("query", "first"),
+    [
+        ("When was the first standup after the move?", True),
+        ("When did we first meet Sato?", True),
+        ("When did Wang Tao first report the bug?", True),
+        ("第一次看牙是什么时候？", True),
+        ("这是首次出现这个错误吗", True),
+        ("初めて上海に来たのはいつ？", True),
+        ("처음 만난 게 언제야?", True),
+        # first says which one, not when: the payment, a runbook's step
+        ("Which ticket replaced it, and when did its first real payment come in?", False),
+        ("What is the first step of the runbook?", False),
+        ("When did I last go to the dentist?", False),
+    ],
+)
+def test_questions_about_the_first_time(query: str, first: bool) -> None:
+    assert asks_the_first_time(query) is first
+
+
+def test_close_rivals_are_put_oldest_first_for_the_first_time() -> None:
+    items = [
+        ("october visit", 0.90, "2026-10-28"),
+        ("undated curated note", 0.85, None),
+        ("august visit", 0.80, "2026-08-06"),
+        ("weak july match", 0.40, "2026-07-01"),
+    ]
+    order = earliest_first(items, lambda x: x[1], lambda x: x[2])
+    assert [name for name, _, _ in order] == [
+        "august visit",
+        "october visit",
+        "undated curated note",
+        "weak july match",  # far below the best: not a rival
+    ]
+
+
+def test_the_last_and_the_first_time_something_happened(tmp_path: Path) -> None:
+    from memdir import Memory
+
+    from .helpers import write_notes
+
+    ws = write_notes(
+        tmp_path,
+        {
+            f"memory/2026-{month}.md": f"# 2026-{month}\n\n### 16:30 - 牙医\n{text}\n"
+            for month, text in (
+                ("08-06", "下午去看牙，补了一颗。"),
+                ("09-24", "去看牙，洗了牙。"),
+                ("11-05", "又去看牙，拍了片子。"),
+            )
+        },
+    )
+    with Memory(ws, overrides={"embedding.provider": "none"}) as mem:
+        assert mem.search("上次看牙是什么时候？")[0].path == "memory/2026-11-05.md"
+        assert mem.search("When did I last see the 牙医?")[0].path == "memory/2026-11-05.md"
+        assert mem.search("第一次看牙是什么时候？")[0].path == "memory/2026-08-06.md"
 
 
 def _order(items: list[tuple[str, float, str | None]], **kw: float) -> list[str]:

@@ -34,7 +34,9 @@ from memdir.search.people import asks_who_it_is, is_about
 from memdir.search.quoted import MAX_QUOTED, holder, quoted_rows, quoted_text
 from memdir.search.recency import (
     asks_about_now,
+    asks_the_first_time,
     asks_what_it_is,
+    earliest_first,
     first_mention_first,
     latest_first,
     opens_a_line,
@@ -902,6 +904,12 @@ def run_search(
             lambda c: c.score,
             lambda c: rows[c.chunk_id].date if c.chunk_id in rows else None,
             named=_names_every_identifier(profile, rows, body),
+        )
+    elif named is None and asks_the_first_time(text):
+        candidates = earliest_first(
+            candidates,
+            lambda c: c.score,
+            lambda c: rows[c.chunk_id].date if c.chunk_id in rows else None,
         )
     elif named is not None:
         candidates = first_mention_first(

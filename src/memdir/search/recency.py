@@ -31,11 +31,16 @@ from memdir.text import identifier_spans
 __all__ = [
     "CLOSE_MATCH",
     "asks_about_now",
+    "asks_the_first_time",
     "asks_what_it_is",
+    "earliest_first",
     "first_mention_first",
     "latest_first",
 ]
 
+_SUBJECT = r"(?!(?:its|my|our|your|his|her|their|the|a|an)\b)\w+(?:\s+[A-Z]\w*)?"
+"""Who did something, in "when did I last …", "when did Wang Tao first …": not "when did its
+first payment …", where first says which payment."""
 _NOW = re.compile(
     # the English words in ASCII mode: "now用的是哪个" (a Han character is a letter to \b)
     r"(?a:\b(?:now|currently|current|these\s+days|nowadays|at\s+the\s+moment|at\s+present|"
@@ -43,7 +48,17 @@ _NOW = re.compile(
     r"next(?!\s+(?:day|morning|afternoon|evening|night)\b))\b)"
     r"|现在|目前|最近|如今|当前|眼下|现阶段|这阵子|近来|最新|还在|仍然|下次|下一次|"
     r"今は|今の|今も|現在|最近|最新|いま|次の(?!日|朝|晩)|次回|"
-    r"지금|현재|요즘|최근",
+    r"지금|현재|요즘|최근|"
+    # the last time something happened: its latest entry answers, as the present's does
+    r"(?a:\b(?:last\s+time|most\s+recent(?:ly)?|when\s+(?:was|were)\s+(?:the|my|our|his|her|"
+    rf"their)\s+last|when\s+(?:did|had|have)\s+{_SUBJECT}\s+last)\b)"
+    r"|上次|上一次|上回|最后一次|最後一次|前回|この前|最後に|지난번|마지막으로",
+    re.IGNORECASE,
+)
+_FIRST_TIME = re.compile(
+    r"(?a:\b(?:first\s+time|when\s+(?:was|were)\s+(?:the|my|our|his|her|their)\s+first|"
+    rf"when\s+(?:did|had|have)\s+{_SUBJECT}\s+first|first\s+ever)\b)"
+    r"|第一次|头一次|頭一次|首次|第一回|初めて|はじめて|最初に|最初の|처음",
     re.IGNORECASE,
 )
 
@@ -95,10 +110,19 @@ T = TypeVar("T")
 
 def asks_about_now(query: str) -> bool:
     """Whether ``query`` asks about the present state of something ("which X do we use now",
-    "目前用什么", "今は何を使っていますか"), or the next one planned ("When is the next design
+    "目前用什么", "今は何を使っていますか"), the next one planned ("When is the next design
     review?", "次のデザインレビューっていつ？": the newest plan says; on the designer's tuning
-    half of bench/agentmem hit@1 +1 question in every mode, nothing else moved)."""
+    half of bench/agentmem hit@1 +1 question in every mode, nothing else moved), or the last
+    time something happened ("When did I last see the dentist?", "上次看牙是什么时候？",
+    "前回の 1:1 はいつ？": its latest entry)."""
     return _NOW.search(query) is not None
+
+
+def asks_the_first_time(query: str) -> bool:
+    """Whether ``query`` asks about the first time something happened ("When was the first
+    standup after the move?", "第一次看牙是什么时候？", "初めて上海に来たのはいつ？"): its
+    earliest entry answers (:func:`earliest_first`)."""
+    return _FIRST_TIME.search(query) is not None
 
 
 def asks_what_it_is(query: str) -> str | None:
@@ -198,10 +222,34 @@ def latest_first(
             for i in range(n, min(rivals, len(items)))
             if named(items[i]) and score(items[i]) >= floor
         ]
+    return _in_date_order(items, at, date, newest=True)
+
+
+def earliest_first(
+    ranked: Sequence[T],
+    score: Callable[[T], float],
+    date: Callable[[T], str | None],
+    *,
+    close: float | None = None,
+    rivals: int | None = None,
+) -> list[T]:
+    """``ranked`` (best first) with the close rivals of the best result (as in
+    :func:`latest_first`) in date order, oldest first, ahead of undated ones: the first time
+    something happened is its earliest entry."""
+    items = list(ranked)
+    n = _rivals(items, score, close, MAX_RIVALS if rivals is None else rivals)
+    return _in_date_order(items, list(range(n)), date, newest=False)
+
+
+def _in_date_order(
+    items: list[T], at: list[int], date: Callable[[T], str | None], *, newest: bool
+) -> list[T]:
+    """``items`` with those at the places ``at`` put in date order among themselves, newest
+    or oldest first, the undated last, each group keeping its order otherwise."""
     if len(at) < 2:
         return items
     dated = [(date(items[i]) or "", i, items[i]) for i in at]
-    dated.sort(key=lambda t: (t[0] == "", _neg(t[0]), t[1]))
+    dated.sort(key=lambda t: (t[0] == "", _neg(t[0]) if newest else t[0], t[1]))
     for i, (_, _, x) in zip(at, dated, strict=True):
         items[i] = x
     return items
