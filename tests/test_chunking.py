@@ -920,6 +920,9 @@ def test_the_weekends_a_note_names() -> None:
     assert days("周末再回她", thursday) == days("週末は美咲が上海に来る", thursday) == this
     assert days("we'll hike on the weekend", thursday) == this
     assert days("周末还是我 on-call", thursday) == [*last, *this]
+    # a clause ends at a Chinese comma too; 完成 (to finish) says nothing of the past
+    assert days("上周五发布了，周末再回她", thursday) == this
+    assert days("周末完成初稿", thursday) == [*last, *this]
     assert days("주말에 뭐 해?", saturday) == days("周末", saturday) == this
     # a habit is no weekend: every weekend, 每个周末, 毎週末; nor are weekends
     for habit in (

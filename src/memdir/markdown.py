@@ -437,7 +437,7 @@ def weekends_from(text: str, today: date) -> list[tuple[int, int, str]]:
     return sorted(found)
 
 
-_CLAUSE_END = re.compile(r"[。！？!?；;\n]|[.,，、](?:\s|$)")
+_CLAUSE_END = re.compile(r"[。！？!?；;，、\n]|[.,](?:\s|$)")
 
 
 def _clause(text: str, start: int, end: int) -> str:
@@ -450,7 +450,8 @@ def _clause(text: str, start: int, end: int) -> str:
 
 _WAS = re.compile(
     r"(?ai:\b(?:was|were|did|had|went|got|spent|\w{3,}ed)\b)"
-    r"|(?<![除为為])了|已经|已經|已|完|过了|過了|した|った|ました|でした|だった|했|었|았|였"
+    r"|(?<![除为為])了|已经|已經|已|完(?![成善整全美])|过了|過了|した|った|ました|でした|だった"
+    r"|했|었|았|였"
 )
 """A clause about what was: a note's weekend alone is the one before it."""
 _WILL = re.compile(
