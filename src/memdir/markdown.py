@@ -388,7 +388,7 @@ def _relative_weekend(m: re.Match[str], today: date) -> list[date]:
 
 
 _NEXT_WEEKEND = re.compile(r"(?ai:\bnext\s+weekend\b)")
-"""Next weekend in a note: the one after the note's week."""
+"""Next weekend in a note: the coming one or the one after, both (:func:`weekends_from`)."""
 _BARE_WEEKEND = re.compile(
     # a weekend a note names alone: 周末再回她, 週末は美咲が来る, 주말에, over the weekend (not
     # every weekend, 每个周末, 毎週末, 매주 주말, weekends; nor 周末 of 上周末: _RELATIVE_WEEKEND)

@@ -1,5 +1,6 @@
-"""Latest state first for a question about the present; the first mention first for a question
-asking what an identifier is.
+"""Latest state first for a question about the present or the last time something happened;
+the earliest first for the first time; the first mention first for a question asking what an
+identifier is.
 
 Memory keeps every version of a fact: the August entry that chose one broker and the October
 one that finished the move to another, a ``MEMORY.md`` line and the ``Appended`` line that
@@ -9,7 +10,9 @@ the results that match about as well as the best one are put in date order, newe
 the date of each chunk as the index records it (the entry's dated marker, heading or file name).
 A result that names every identifier of the question is such a rival further down too
 (:data:`NAMED_RIVAL`): the day's list that set ``ledger.retry.max_attempts`` to 3 is long and
-scores under the short project note still giving 5.
+scores under the short project note still giving 5. So does a question about the last time
+something happened ("上次看牙是什么时候？"); one about the first time ("第一次…", "When did we
+first …", :func:`asks_the_first_time`) puts those rivals oldest first (:func:`earliest_first`).
 
 The other way round, "What was OPS-1324?" (:func:`asks_what_it_is`) is answered by the entry
 that opened the ticket, not by the three later ones that mention it in passing ("OPS-1324 之后
@@ -237,7 +240,7 @@ def earliest_first(
     :func:`latest_first`) in date order, oldest first, ahead of undated ones: the first time
     something happened is its earliest entry."""
     items = list(ranked)
-    n = _rivals(items, score, close, MAX_RIVALS if rivals is None else rivals)
+    n = _rivals(items, score, close, rivals)
     return _in_date_order(items, list(range(n)), date, newest=False)
 
 

@@ -10,7 +10,9 @@ word with those entries: pinyin reaches 王涛, not 老王, and no dictionary kn
 
 A declaration is a Han name of two to four characters (a Japanese full name may have one space
 inside: ``佐々木 美穂``) beside one to three capitalised Latin words, one of them in brackets
-right after the other, or, for a Latin name of two words or more, the two side by side. Not a
+right after the other, or, for a Latin name of two words or more, the two side by side. Before
+a bracket the name is the end of the run of Han characters, after the last word joining words
+(的, 和 …) and less the dictionary words it opens with (``我的同事老王 (Wang Tao)`` → 老王). Not a
 pair whose Han side is a dictionary word the Latin side does not translate (``文档
 （Confluence）``, ``设计（Sakura）``: an annotation, not a name), nor one whose Latin side is a
 single English word that says something else (``Stripe（国际卡）``, ``Vault（只读）``;
@@ -30,7 +32,6 @@ from memdir.text import bilingual, variants
 __all__ = ["alias_bridges", "declared", "names_asked"]
 
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\u3005"
-_KANA = "\u3040-\u30ff"
 _HAN_NAME = rf"[{_HAN}]{{2,4}}|[{_HAN}]{{1,3}} [{_HAN}]{{1,3}}"
 _LATIN_NAME = r"[A-Z][a-z]+(?:[ -][A-Z][a-z]+){0,2}"
 _ASKED = re.compile(rf"(?<![A-Za-z0-9]){_LATIN_NAME}(?![A-Za-z0-9])")  # Wang Tao最近: no \b
