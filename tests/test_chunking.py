@@ -541,7 +541,8 @@ def test_the_days_a_question_names_in_the_forms_people_write() -> None:
         [day for _, _, day in named_days(q, question=True)]
         for q in ("8/3 那天", "what happened on 8/3?", "我8/3去了哪", "between 9/1 and 9/5")
     ]
-    assert asked == [["--08-03"], ["--08-03"], ["--08-03"], ["--09-01", "--09-05"]]
+    between = [f"--09-0{d}" for d in range(1, 6)]  # a range: each of its days
+    assert asked == [["--08-03"], ["--08-03"], ["--08-03"], between]
     for no_day in (
         "Phase 1/2 是什么",
         "step 3/4 的结果",
@@ -937,3 +938,38 @@ def test_the_weekends_a_note_names() -> None:
     # a note's days (named_days(single=True)) hold them; a question's read them as before
     assert [d for _, _, d in named_days("周末再回她", thursday, single=True)] == this
     assert named_days("周末再回她", thursday) == []
+
+
+def test_the_days_of_a_range_a_question_names() -> None:
+    monday = date(2026, 11, 30)
+
+    def days(text: str) -> list[str]:
+        return sorted({d for _, _, d in named_days(text, monday, question=True)})
+
+    first_five = [f"--09-0{d}" for d in range(1, 6)]
+    # two days joined by a range's word: each day from the first to the last
+    assert (
+        days("9/1 到 9/5 做了什么？")
+        == days("what did I do between Sep 1 and Sep 5?")
+        == first_five
+    )
+    assert days("9月1日至9月5日的 standup") == days("from Sep 1 to Sep 5") == first_five
+    assert days("9/1〜9/5 の作業は？") == days("9월 1일부터 9월 5일까지 뭐 했어?") == first_five
+    # the last day of the same month, or a weekday of the same week
+    assert days("9月1日到5日") == days("Sep 1–5") == first_five
+    assert days("上周一到周三做了什么") == ["2026-11-23", "2026-11-24", "2026-11-25"]
+    assert days("12/30 到 1/2") == ["--01-01", "--01-02", "--12-30", "--12-31"]
+    # two days that make no range stay two days; a span over a month is no range
+    assert days("9/1 和 9/5 哪天开的会") == days("Sep 1 and Sep 5") == ["--09-01", "--09-05"]
+    assert days("1/1 到 3/1") == ["--01-01", "--03-01"] and days("9/1 到 10点") == ["--09-01"]
+    # days counted back from today, today with them
+    three = ["2026-11-27", "2026-11-28", "2026-11-29", "2026-11-30"]
+    assert days("过去三天做了什么") == days("the last 3 days") == days("ここ3日") == three
+    assert days("지난 3일") == days("past few days") == days("最近几天") == three
+    assert days("最近一周") == days("the past week") == [f"2026-11-{d}" for d in range(23, 31)]
+    assert days("last week") == [f"2026-11-{d}" for d in range(23, 30)]  # the calendar week
+    # a note's days: what it names one by one, no range
+    assert [d for _, _, d in named_days("9/10 到 9/15 出差", monday, single=True)] == [
+        "--09-10",
+        "--09-15",
+    ]

@@ -96,12 +96,24 @@ class Asked:
         today: date | None = None,
     ) -> None:
         """Ask ``question`` (of ``frame``) in every mode; ``hit`` tells a result that answers."""
+        self.ask_all(frame, question, lambda results: any(map(hit, results)), key, today)
+
+    def ask_all(
+        self,
+        frame: str,
+        question: str,
+        answered: Callable[[Sequence[Any]], bool],
+        key: str,
+        today: date | None = None,
+    ) -> None:
+        """Ask ``question`` (of ``frame``) in every mode; ``answered`` tells whether the first
+        results, all of them together, answer it (a question about several days wants each)."""
         self.asked[frame] += 1
         for mode in self.modes:
             results = self.mem.search(
                 question, max_results=self.top, min_score=0.0, mode=mode, refresh=False, today=today
             ).results
-            if not any(hit(r) for r in results):
+            if not answered(results):
                 self.missed[mode].setdefault(frame, []).append(key)
 
     def ask_frames(

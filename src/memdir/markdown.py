@@ -763,6 +763,114 @@ def _asked_slash_day(m: re.Match[str], text: str) -> str | None:
     return _month_and_day(m["m3"], m["d3"])
 
 
+_TO = r"\s*(?:到|至|~|〜|～|-|–|—|から|부터|(?ai:to|through|thru|until|till)\b)\s*"
+_RANGE_GAP = re.compile(_TO)
+"""What joins the two days of a range: 9/1 到 9/5, Sep 1 to Sep 5, 9/1〜9/5, 9월 1일부터 9월 5일."""
+_BETWEEN = re.compile(r"(?ai:\bbetween\s*)$")
+_AND = re.compile(r"(?ai:\s*and\s*)")
+_RANGE_END = re.compile(
+    # the end of a range written after its first day: 9月1日到5日, Sep 1–5; 上周一到周三
+    rf"{_TO}(?:(?P<day>\d{{1,2}})(?:\s*[日号號]|(?![\d/:.月월時时点點]))"
+    rf"|(?:{_ZH_WEEK_WORD})(?P<zh>[一二三四五六日天])|(?P<ja>[月火水木金土日])曜日?"
+    rf"|(?ai:(?P<en>{_EN_WEEKDAY})day\b))"
+)
+MAX_RANGE = 31
+"""The most days a range may span to be read as its days (a month's)."""
+
+
+def _ranges(text: str, found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """``(start, end, day)`` for each day inside a range a question writes between two days it
+    names one by one (``9/1 到 9/5``, ``between Sep 1 and Sep 5``, ``9月1日至9月5日``,
+    ``9/1〜9/5``), or from one to a day of the same month or a weekday of the same week
+    (``9月1日到5日``, ``Sep 1–5``, ``上周一到周三``): at most :data:`MAX_RANGE` days."""
+    spans: dict[tuple[int, int], list[str]] = {}
+    for start, end, day in found:
+        spans.setdefault((start, end), []).append(day)
+    single = sorted((a, b, days[0]) for (a, b), days in spans.items() if len(days) == 1)
+    out: list[tuple[int, int, str]] = []
+    for i, (start, end, first) in enumerate(single):
+        last: str | None = None
+        stop = end
+        after = single[i + 1] if i + 1 < len(single) else None
+        gap = text[end : after[0]] if after else ""
+        joined = after is not None and (
+            _RANGE_GAP.fullmatch(gap) is not None
+            or (_AND.fullmatch(gap) is not None and _BETWEEN.search(text, 0, start) is not None)
+        )
+        if after is not None and joined:
+            last, stop = after[2], after[1]
+        elif m := _RANGE_END.match(text, end):
+            last, stop = _range_end(first, m), m.end()
+        if last is None or first[:2] != last[:2]:  # both with a year, or both without
+            continue
+        named = {first, last} if joined else {first}  # the days found already
+        out += [(start, stop, day) for day in _days_from_to(first, last) if day not in named]
+    return out
+
+
+def _range_end(first: str, m: re.Match[str]) -> str | None:
+    """The last day of a range :data:`_RANGE_END` matched after its first day, ``first``."""
+    if m["day"]:
+        return f"{first[:-2]}{int(m['day']):02d}" if int(m["day"]) <= 31 else None
+    if first.startswith("--"):
+        return None  # a weekday of which week?
+    if m["zh"]:
+        weekday = "一二三四五六".find(m["zh"]) % 7  # 日 and 天: Sunday
+    elif m["ja"]:
+        weekday = "月火水木金土日".index(m["ja"])
+    else:
+        weekday = _EN_WEEKDAYS.index(m["en"].lower())
+    day = date.fromisoformat(first)
+    return (day + timedelta(days=(weekday - day.weekday()) % 7)).isoformat()
+
+
+def _days_from_to(first: str, last: str) -> list[str]:
+    """The days from ``first`` to ``last`` (``YYYY-MM-DD``, or ``--MM-DD`` in a leap year's
+    calendar, into the next year if need be), when they span at most :data:`MAX_RANGE`."""
+    bare = first.startswith("--")
+    try:
+        a = date.fromisoformat(f"2000{first[1:]}" if bare else first)
+        b = date.fromisoformat(f"2000{last[1:]}" if bare else last)
+    except ValueError:
+        return []
+    if bare and b < a:
+        b = b.replace(year=2001)
+    if not 0 < (b - a).days <= MAX_RANGE:
+        return []
+    days = [a + timedelta(days=n) for n in range((b - a).days + 1)]
+    return [f"--{d:%m-%d}" if bare else d.isoformat() for d in days]
+
+
+_PAST_DAYS = re.compile(
+    # the past 3 days, the last two weeks, the past week, past few days; 过去三天, 最近一周,
+    # 近7天, 过去几天; ここ3日, 過去1週間; 지난 3일, 최근 2주 (not "last week": the calendar week)
+    rf"(?ai:\b(?:the\s+)?(?:(?:past|last|previous)\s+(?P<en>{_EN_COUNT}|few)"
+    r"|past)\s+(?P<en_unit>days?|weeks?)\b)"
+    rf"|(?:过去|過去|最近|近)的?(?P<cjk>{_CJK_COUNT}|几|幾)\s*[个個]?\s*"
+    r"(?P<cjk_unit>天|日|周|週|星期|礼拜|禮拜)"
+    rf"|(?:ここ|過去|この)(?P<ja>{_CJK_COUNT})\s*(?P<ja_unit>日間?|週間)"
+    r"|(?:지난|최근)\s*(?P<ko>\d{1,2})\s*(?P<ko_unit>일|주)"
+)
+
+
+def _past_days(text: str, today: date) -> list[tuple[int, int, str]]:
+    """``(start, end, day)`` for each day of the days or weeks a question counts back from
+    ``today`` (:data:`_PAST_DAYS`): ``today`` and the days before it, at most
+    :data:`MAX_RANGE`."""
+    out: list[tuple[int, int, str]] = []
+    for m in _PAST_DAYS.finditer(text):
+        word = m["en"] or m["cjk"] or m["ja"] or m["ko"]
+        count = 1 if word is None else 3 if word.lower() in ("few", "几", "幾") else _count(word)
+        unit = m["en_unit"] or m["cjk_unit"] or m["ja_unit"] or m["ko_unit"]
+        days = count * (7 if unit[0] in "wW周週星礼禮주" else 1)
+        if not 0 < days <= MAX_RANGE:
+            continue
+        out += [
+            (m.start(), m.end(), (today - timedelta(days=n)).isoformat()) for n in range(days + 1)
+        ]
+    return out
+
+
 def named_days(
     text: str, today: date | None = None, *, single: bool = False, question: bool = False
 ) -> list[tuple[int, int, str]]:
@@ -796,7 +904,11 @@ def named_days(
     "May I" is none), or from today (last month, this month up to today, next month, 上个月,
     这个月, 下个月, 先月, 今月, 来月, 지난달, 이번 달, 다음 달); and a year (in 2025, 2025年,
     2025년; last year, 去年, 昨年, 작년, the year before last, 前年, 一昨年, two years ago, 两年前,
-    2年前, 2년 전; not this year or 今年, most of a memory). With ``single`` (a note's days),
+    2年前, 2년 전; not this year or 今年, most of a memory); and a range: the days from one
+    named day to another (9/1 到 9/5, between Sep 1 and Sep 5, 9月1日至9月5日, 9/1〜9/5,
+    9월 1일부터 9월 5일까지, 9月1日到5日, Sep 1–5, 上周一到周三) or counted back from today (the
+    past 3 days, past week, 过去三天, 最近一周, ここ3日, 지난 3일: today and that many days
+    before it), at most :data:`MAX_RANGE` days. With ``single`` (a note's days),
     only the days named one by one and the weekends a note names, alone too
     (:func:`weekends_from`), no week's, month's or year's."""
     found: list[tuple[int, int, str]] = [(at, at + 10, iso) for at, iso in _dates(text)]
@@ -827,6 +939,9 @@ def named_days(
         found += _bare_weekday(text, today)
     if single:
         return sorted(found)
+    found += _ranges(text, found)
+    if today is not None:
+        found += [d for d in _past_days(text, today) if not _overlaps(d[0], d[1], found)]
     # 9月3日 is a day, not September; 2025年9月 a month, not 2025
     found += [d for d in _named_months(text, today) if not _overlaps(d[0], d[1], found)]
     found += [d for d in _named_years(text, today) if not _overlaps(d[0], d[1], found)]

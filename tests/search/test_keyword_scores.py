@@ -532,6 +532,26 @@ def test_a_question_naming_a_week_from_today_is_answered_from_that_weeks_notes(
         assert profile is None or profile.days == ()
 
 
+@pytest.mark.parametrize(
+    ("question", "today"),
+    [
+        ("8/10 到 8/12 做了什么？", date(2026, 8, 20)),
+        ("what did I do between Aug 10 and Aug 12?", date(2026, 8, 20)),
+        ("8月10日到12日的 standup", date(2026, 8, 20)),
+        ("过去两天做了什么？", date(2026, 8, 12)),
+        ("what did I do in the past 2 days?", date(2026, 8, 12)),
+    ],
+)
+def test_a_question_naming_a_range_of_days_is_answered_from_each_days_notes(
+    tmp_path: Path, question: str, today: date
+) -> None:
+    """Each day of the range, not its two ends alone: the 11th was searched as no day."""
+    with Memory(_daily_logs(tmp_path / "ws"), overrides={"embedding.provider": "none"}) as mem:
+        mem.sync()
+        found = mem.search(question, mode="keyword", max_results=9, min_score=0.0, today=today)
+        assert {r.date for r in found.results} == {"2026-08-10", "2026-08-11", "2026-08-12"}
+
+
 def test_a_question_naming_a_month_is_answered_from_that_months_notes(tmp_path: Path) -> None:
     ws = _daily_logs(tmp_path / "ws")
     for day in (28, 30):  # two July logs beside three weeks of August

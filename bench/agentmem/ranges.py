@@ -1,0 +1,86 @@
+"""Every three days in a row whose middle day has a daily log, asked about as a range (``9/1 到
+9/3 做了什么？``, ``what did I do between Sep 1 and Sep 3?``, ``过去三天做了什么？``): does every
+day of it with a log have a chunk among the first ten results of each mode?
+
+    python bench/agentmem/ranges.py [--memory engineer|designer] [--modes keyword,vector,hybrid]
+
+Agents ask what happened over a span of days ("summarise 9/1 to 9/5", 过去三天) as often as on
+one day. The ranges are found here from the logs' file names (``memory/YYYY-MM-DD.md``), each
+asked in four frames naming its first and last day, on the day after it, and in two counting
+back from its last day, asked on that day (``过去三天`` there counts the days before it). A
+question is answered when each day of the range that has a log has a chunk among the first
+:data:`TOP` (a question about three days wants all three). It uses no question of the bench,
+so it is no test half. No score floor. Writes ``bench/results/agentmem[-designer]-ranges.json``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+from check import results_name  # noqa: E402
+from probes import Asked, daily_logs, indexed_copy, probe_arguments, write_probe  # noqa: E402
+
+from common import RESULTS_DIR  # noqa: E402
+
+NAMED = (
+    "{m1}/{d1} 到 {m2}/{d2} 做了什么？",
+    "what did I do between {mon1} {d1} and {mon2} {d2}?",
+    "{m1}月{d1}日至{m2}月{d2}日的工作",
+    "{m1}/{d1}〜{m2}/{d2} は何をした？",
+)
+COUNTED = ("过去三天做了什么？", "what did I do in the past 3 days?")
+TOP = 10
+
+
+def main() -> int:
+    args = probe_arguments(__doc__)
+    with indexed_copy(args.memory, args.provider, "memdir-ranges-") as (root, mem):
+        logs = daily_logs(root)
+        asked = Asked(mem, args.modes, [*NAMED, *COUNTED], TOP)
+        ranges = 0
+        for middle in logs:
+            first, last = middle - timedelta(days=1), middle + timedelta(days=1)
+            logged = [d for d in (first, middle, last) if d in logs]
+            paths = {f"memory/{d.isoformat()}.md" for d in logged}
+            ranges += 1
+
+            def every_day(results: Sequence[Any], paths: set[str] = paths) -> bool:
+                return paths <= {r.path for r in results}
+
+            fields = {
+                "m1": first.month,
+                "d1": first.day,
+                "m2": last.month,
+                "d2": last.day,
+                "mon1": first.strftime("%b"),
+                "mon2": last.strftime("%b"),
+            }
+            key = f"{first.isoformat()}..{last.isoformat()} ({len(logged)} logs)"
+            for frame in NAMED:
+                asked.ask_all(
+                    frame, frame.format(**fields), every_day, key, last + timedelta(days=1)
+                )
+            for frame in COUNTED:
+                asked.ask_all(frame, frame, every_day, key, last)
+    asked.print(f"{ranges} ranges of three days around a day with a log")
+    out = args.out or RESULTS_DIR / f"{results_name(args.memory, 'ranges')}.json"
+    write_probe(
+        out,
+        "agentmem-ranges",
+        args.memory,
+        args.provider,
+        {"ranges": ranges, "questions": asked.asked, "top": TOP, "missed": asked.missed},
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
