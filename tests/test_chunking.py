@@ -973,3 +973,27 @@ def test_the_days_of_a_range_a_question_names() -> None:
         "--09-10",
         "--09-15",
     ]
+
+
+def test_the_beginning_middle_and_end_of_a_month() -> None:
+    monday = date(2026, 11, 30)
+
+    def days(text: str) -> list[str]:
+        return sorted({d for _, _, d in named_days(text, monday, question=True)})
+
+    early = [f"--09-{d:02d}" for d in range(1, 11)]
+    mid = [f"--09-{d}" for d in range(11, 21)]
+    late = [f"--09-{d}" for d in range(21, 31)]
+    assert days("9月初做了什么") == days("early September") == days("9月上旬") == early
+    assert days("9월 초에 뭐 했어?") == days("the beginning of September") == early
+    assert days("9月中旬") == days("mid-September") == days("in mid September") == mid
+    assert days("9月底的 standup") == days("end of September") == days("late Sep") == late
+    assert days("9月末の予定") == days("9月下旬") == days("9월 말에") == late
+    end_of_october = [f"2026-10-{d}" for d in range(21, 32)]
+    assert days("上个月底") == days("the end of last month") == end_of_october
+    # the whole month without such a word: 9月中に is "during September", 9月初二 a lunar day
+    whole = [f"--09-{d:02d}" for d in range(1, 31)]
+    assert days("9月做了什么") == days("9月中に") == days("9月初二") == whole
+    # the word is part of the span, so it is no term of the question
+    ((start, end, _), *_) = named_days("9月底的 standup", monday, question=True)
+    assert (start, end) == (0, 3)

@@ -10,14 +10,18 @@ asked in four frames naming its first and last day, on the day after it, and in 
 back from its last day, asked on that day (``过去三天`` there counts the days before it). A
 question is answered when each day of the range that has a log has a chunk among the first
 :data:`TOP` (a question about three days wants all three). It uses no question of the bench,
-so it is no test half. No score floor. Writes ``bench/results/agentmem[-designer]-ranges.json``.
+so it is no test half. Then the beginning, middle and end of every month with two logs or more
+in that part (days 1–10, 11–20, 21–31), in three frames each (``9月初做了什么？``, ``what did I
+do in mid-September?``, ``9月末は何をした？``), on the day after the newest log: are the first
+:data:`PART_TOP` results all of that part? No score floor. Writes
+``bench/results/agentmem[-designer]-ranges.json``.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from datetime import timedelta
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +42,12 @@ NAMED = (
 )
 COUNTED = ("过去三天做了什么？", "what did I do in the past 3 days?")
 TOP = 10
+PARTS = {  # the days of a month its beginning, middle and end name, and how they are asked
+    (1, 10): ("{m}月初做了什么？", "what did I do in early {month}?", "{m}月上旬は何をした？"),
+    (11, 20): ("{m}月中旬做了什么？", "what did I do in mid-{month}?", "{m}月中旬は何をした？"),
+    (21, 31): ("{m}月底做了什么？", "what did I do at the end of {month}?", "{m}月末は何をした？"),
+}
+PART_TOP = 3
 
 
 def main() -> int:
@@ -70,14 +80,55 @@ def main() -> int:
                 )
             for frame in COUNTED:
                 asked.ask_all(frame, frame, every_day, key, last)
+        frames = [f for part in PARTS.values() for f in part]
+        parted = Asked(mem, args.modes, frames, PART_TOP)
+        today = max(logs) + timedelta(days=1)
+        parts = 0
+        for (year, month), (low, high) in sorted(
+            {
+                ((d.year, d.month), span)
+                for d in logs
+                for span in PARTS
+                if span[0] <= d.day <= span[1]
+            }
+        ):
+            if (
+                sum(1 for d in logs if (d.year, d.month) == (year, month) and low <= d.day <= high)
+                < 2
+            ):
+                continue
+            parts += 1
+
+            def within(
+                results: Sequence[Any], y: int = year, mo: int = month, a: int = low, b: int = high
+            ) -> bool:
+                dated = [r.date for r in results if r.date]
+                return bool(dated) and all(
+                    (int(d[:4]), int(d[5:7])) == (y, mo) and a <= int(d[8:10]) <= b for d in dated
+                )
+
+            name = date(year, month, 1).strftime("%B")
+            for frame in PARTS[(low, high)]:
+                question = frame.format(m=month, month=name)
+                parted.ask_all(frame, question, within, f"{year}-{month:02d} {low}–{high}", today)
     asked.print(f"{ranges} ranges of three days around a day with a log")
+    parted.print(f"{parts} beginnings, middles and ends of months with two logs or more")
     out = args.out or RESULTS_DIR / f"{results_name(args.memory, 'ranges')}.json"
     write_probe(
         out,
         "agentmem-ranges",
         args.memory,
         args.provider,
-        {"ranges": ranges, "questions": asked.asked, "top": TOP, "missed": asked.missed},
+        {
+            "ranges": ranges,
+            "questions": asked.asked,
+            "top": TOP,
+            "missed": asked.missed,
+            "parts": parts,
+            "part_questions": parted.asked,
+            "part_top": PART_TOP,
+            "parts_missed": parted.missed,
+        },
     )
     return 0
 

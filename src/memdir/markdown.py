@@ -564,7 +564,7 @@ _RELATIVE_MONTH = re.compile(
 
 _MONTH_WORD = re.compile(
     # in September, during Sept 2026: an English month only after a word that makes it one
-    rf"(?ai:\b(?:in|during|since|until|through|throughout|early|late|mid|of)\s+)"
+    rf"(?ai:\b(?:in|during|since|until|through|throughout|early|late|mid|of)\s+|\bmid-)"
     rf"(?P<name>(?i:{_MONTH_NAME}))(?![A-Za-z0-9])\.?(?:,?\s+(?P<year>\d{{4}})(?!\d))?(?!\s*\d)"
     # 9月, 9月份, 2026年9月, 9월, 2026년 9월: a month and no day
     r"|(?<![\d/.\-])(?:(?P<cjk_year>\d{4})\s*[年년]\s*)?(?P<cjk>\d{1,2})\s*[月월](?:份)?(?!\s*\d)"
@@ -596,7 +596,7 @@ def _named_months(text: str, today: date | None) -> list[tuple[int, int, str]]:
             start = m.start()
         if 1 <= month <= 12:
             days = _days_of_month(int(year) if year else None, month)
-            found += [(start, m.end(), day) for day in days]
+            found += _part_of_month(text, start, m.end(), days)
     if today is not None:
         for m in _RELATIVE_MONTH.finditer(text):
             shift = _shift(m)
@@ -607,8 +607,38 @@ def _named_months(text: str, today: date | None) -> list[tuple[int, int, str]]:
             else:
                 year, month = divmod(today.year * 12 + today.month - 1 + shift, 12)
                 days = _days_of_month(year, month + 1)
-            found += [(m.start(), m.end(), day) for day in days]
+            found += _part_of_month(text, m.start(), m.end(), days)
     return found
+
+
+_PART_AFTER = re.compile(
+    # 9月初, 9月上旬, 9月初め, 9월 초; 9月中旬, 9월 중순; 9月底, 9月末, 9月下旬, 9월 말, 上个月底
+    r"\s*(?:(?P<early>初め|初(?![一二三四五六七八九十])|上旬|はじめ|頭|초(?![가-힣])|초(?=에|의|부터|까지))"
+    r"|(?P<mid>中旬|중순)|(?P<late>底|末|下旬|말(?![가-힣])|말(?=에|의|부터|까지)|하순))"
+)
+_PART_BEFORE = re.compile(
+    # early September, mid-Sept, late September, the beginning / middle / end of September,
+    # the end of last month
+    r"(?ai:\b(?:(?P<early>early|beginning\s+of|start\s+of)|(?P<mid>mid|middle\s+of)"
+    r"|(?P<late>late|end\s+of))[\s-]*(?:(?:in|of|during)\s+)?)$"
+)
+_PARTS = {"early": (1, 10), "mid": (11, 20), "late": (21, 31)}
+"""The days of a month its beginning, middle and end name (上旬, 中旬, 下旬)."""
+
+
+def _part_of_month(text: str, start: int, end: int, days: list[str]) -> list[tuple[int, int, str]]:
+    """``(start, end, day)`` for the ``days`` of a month ``text`` names at ``start``–``end``,
+    or of the part of it a word just after or before the month names (9月初, 9月底, early
+    September, the end of last month: :data:`_PARTS`), the span taking that word in."""
+    part = None
+    if after := _PART_AFTER.match(text, end):
+        part, end = after.lastgroup, after.end()
+    elif before := _PART_BEFORE.search(text, max(0, start - 24), start):
+        part, start = before.lastgroup, before.start()
+    if part is not None:
+        low, high = _PARTS[part]
+        days = [day for day in days if low <= int(day[-2:]) <= high]
+    return [(start, end, day) for day in days]
 
 
 _YEAR = re.compile(

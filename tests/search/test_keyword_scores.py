@@ -552,6 +552,26 @@ def test_a_question_naming_a_range_of_days_is_answered_from_each_days_notes(
         assert {r.date for r in found.results} == {"2026-08-10", "2026-08-11", "2026-08-12"}
 
 
+@pytest.mark.parametrize(
+    ("question", "part"),
+    [
+        ("8月上旬做了什么？", range(3, 11)),
+        ("what did I do in mid-August?", range(11, 21)),
+        ("8月底的 standup", range(21, 24)),
+        ("what was the standup about at the end of August?", range(21, 24)),
+    ],
+)
+def test_a_question_naming_part_of_a_month_is_answered_from_that_parts_notes(
+    tmp_path: Path, question: str, part: range
+) -> None:
+    """The beginning, middle or end of a month (days 1-10, 11-20, 21-31), not all of it."""
+    with Memory(_daily_logs(tmp_path / "ws"), overrides={"embedding.provider": "none"}) as mem:
+        mem.sync()
+        found = mem.search(question, mode="keyword", max_results=3, min_score=0.0)
+        assert len(found.results) == 3
+        assert {r.date for r in found.results} <= {f"2026-08-{d:02d}" for d in part}
+
+
 def test_a_question_naming_a_month_is_answered_from_that_months_notes(tmp_path: Path) -> None:
     ws = _daily_logs(tmp_path / "ws")
     for day in (28, 30):  # two July logs beside three weeks of August
