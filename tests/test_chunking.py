@@ -20,7 +20,7 @@ from memdir.chunking import (
     sha256_hex,
     split_lines,
 )
-from memdir.markdown import heading_date, named_days, weekends_from
+from memdir.markdown import entry_hours, heading_date, named_days, part_of_day, weekends_from
 from memdir.text import weighted_length
 
 
@@ -997,3 +997,32 @@ def test_the_beginning_middle_and_end_of_a_month() -> None:
     # the word is part of the span, so it is no term of the question
     ((start, end, _), *_) = named_days("9月底的 standup", monday, question=True)
     assert (start, end) == (0, 3)
+
+
+def test_the_part_of_a_day_a_question_names() -> None:
+    def hours(text: str) -> tuple[int, int] | None:
+        part = part_of_day(text)
+        return part.hours if part else None
+
+    morning, afternoon, evening = (5, 12), (12, 18), (17, 24)
+    assert hours("9月3日上午做了什么") == hours("9/3 の朝は何をした") == morning
+    assert hours("the morning of Sep 3") == hours("9월 3일 오전") == morning
+    assert hours("昨天下午开会说了什么") == hours("yesterday afternoon") == afternoon
+    assert hours("9/3 の午後") == afternoon and hours("中午吃了什么") == (11, 14)
+    assert hours("昨晚做了什么") == hours("what did I do last night?") == evening
+    assert hours("10 月 27 号晚上") == hours("어젯밤에") == hours("9/3 の夜は") == evening
+    # none, or two: no part of the day
+    for text in ("9月3日做了什么", "早上和晚上都", "9月3日去朝阳区", "how many nights on Sep 22"):
+        assert part_of_day(text) is None, text
+    # last night, 昨晚, 今早 … are days too
+    monday = date(2026, 11, 30)
+    for text, day in (
+        ("昨晚做了什么", "2026-11-29"),
+        ("last night", "2026-11-29"),
+        ("今早的 standup", "2026-11-30"),
+        ("this afternoon", "2026-11-30"),
+    ):
+        assert [d for _, _, d in named_days(text, monday, question=True)] == [day], text
+    # a timed entry's hour: a heading or a list item opening with its time
+    text = "### 14:30 - deploy\nat 10:00 we met\n- 09:30 standup\n- [x] 18:05 done\n| 10:00 |"
+    assert entry_hours(text) == [14, 9, 18]

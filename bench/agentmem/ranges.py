@@ -13,12 +13,16 @@ question is answered when each day of the range that has a log has a chunk among
 so it is no test half. Then the beginning, middle and end of every month with two logs or more
 in that part (days 1–10, 11–20, 21–31), in three frames each (``9月初做了什么？``, ``what did I
 do in mid-September?``, ``9月末は何をした？``), on the day after the newest log: are the first
-:data:`PART_TOP` results all of that part? No score floor. Writes
+:data:`PART_TOP` results all of that part? Then the morning, afternoon and evening of every log
+with timed entries in two of them or more (``9月3日上午做了什么？``, ``what did I do on the
+afternoon of Sep 3?``, ``昨晚做了什么？`` the day after): is the first result an entry of that
+day and part? No score floor. Writes
 ``bench/results/agentmem[-designer]-ranges.json``.
 """
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Sequence
 from datetime import date, timedelta
@@ -48,6 +52,25 @@ PARTS = {  # the days of a month its beginning, middle and end name, and how the
     (21, 31): ("{m}月底做了什么？", "what did I do at the end of {month}?", "{m}月末は何をした？"),
 }
 PART_TOP = 3
+DAY_PARTS = {  # the hours of a part of a day, and how it is asked
+    (5, 12): (
+        "{m}月{d}日上午做了什么？",
+        "what did I do on the morning of {mon} {d}?",
+        "{m}/{d} の午前は何をした？",
+    ),
+    (12, 18): (
+        "{m}月{d}日下午做了什么？",
+        "what did I do on the afternoon of {mon} {d}?",
+        "{m}/{d} の午後は何をした？",
+    ),
+    (17, 24): (
+        "{m}月{d}日晚上做了什么？",
+        "what did I do on the evening of {mon} {d}?",
+        "昨晚做了什么？",
+    ),
+}
+"""昨晚 (last night) is asked the day after; the others on the day after the newest log."""
+_TIMED = re.compile(r"^\s*(?:#{1,6}\s*|[-*+]\s+)?(\d{1,2}):[0-5]\d(?!\d)")
 
 
 def main() -> int:
@@ -111,8 +134,46 @@ def main() -> int:
             for frame in PARTS[(low, high)]:
                 question = frame.format(m=month, month=name)
                 parted.ask_all(frame, question, within, f"{year}-{month:02d} {low}–{high}", today)
+        day_frames = [f for part in DAY_PARTS.values() for f in part]
+        timed = Asked(mem, args.modes, day_frames, 1)
+        days_asked = 0
+        for day, text in logs.items():
+            lines = text.splitlines()
+            hours = [int(m[1]) for line in lines if (m := _TIMED.match(line))]
+            parts = [span for span in DAY_PARTS if any(span[0] <= h < span[1] for h in hours)]
+            if len(parts) < 2:
+                continue  # a day of one part only: any of its entries answers
+            days_asked += 1
+            path = f"memory/{day.isoformat()}.md"
+
+            def first_in(
+                results: Sequence[Any],
+                span: tuple[int, int],
+                p: str = path,
+                lines: list[str] = lines,
+            ) -> bool:
+                if not results or results[0].path != p:
+                    return False
+                top = results[0]
+                held = [
+                    int(m[1])
+                    for line in lines[top.start_line - 1 : top.end_line]
+                    if (m := _TIMED.match(line))
+                ]
+                return any(span[0] <= h < span[1] for h in held)
+
+            for span in parts:
+                for frame in DAY_PARTS[span]:
+                    timed.ask_all(
+                        frame,
+                        frame.format(m=day.month, d=day.day, mon=day.strftime("%b")),
+                        lambda results, span=span: first_in(results, span),
+                        day.isoformat(),
+                        day + timedelta(days=1),
+                    )
     asked.print(f"{ranges} ranges of three days around a day with a log")
     parted.print(f"{parts} beginnings, middles and ends of months with two logs or more")
+    timed.print(f"{days_asked} logs with timed entries in two parts of the day or more")
     out = args.out or RESULTS_DIR / f"{results_name(args.memory, 'ranges')}.json"
     write_probe(
         out,
@@ -128,6 +189,9 @@ def main() -> int:
             "part_questions": parted.asked,
             "part_top": PART_TOP,
             "parts_missed": parted.missed,
+            "timed_days": days_asked,
+            "day_part_questions": timed.asked,
+            "day_parts_missed": timed.missed,
         },
     )
     return 0

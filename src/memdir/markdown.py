@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date, timedelta
+from typing import NamedTuple
 
 __all__ = [
     "Heading",
@@ -303,12 +304,13 @@ other."""
 
 _RELATIVE_DAY = re.compile(
     # yesterday / 昨天 …, and a weekday of the week before (last Friday, 上周五, 先週の金曜日)
-    r"(?ai:\b(?P<back2>the\s+day\s+before\s+yesterday)\b|\b(?P<back1>yesterday)\b"
-    r"|\b(?P<back0>today)\b|\b(?P<ahead2>the\s+day\s+after\s+tomorrow)\b"
+    r"(?ai:\b(?P<back2>the\s+day\s+before\s+yesterday)\b|\b(?P<back1>yesterday|last\s+night)\b"
+    r"|\b(?P<back0>today|tonight|this\s+(?:morning|afternoon|evening))\b"
+    r"|\b(?P<ahead2>the\s+day\s+after\s+tomorrow)\b"
     rf"|\b(?P<ahead1>tomorrow)\b|\blast\s+(?P<en>{_EN_WEEKDAY})day\b"
     rf"|\bthis\s+(?P<en_this>{_EN_WEEKDAY})day\b)"
-    r"|(?P<zh2>(?<!大)前天|一昨日|おととい|그저께|그제)|(?P<zh1>昨天|昨日|きのう|어제)"
-    r"|(?P<zh0>今天|今日|きょう|오늘)"
+    r"|(?P<zh2>(?<!大)前天|一昨日|おととい|그저께|그제)|(?P<zh1>昨天|昨日|昨晚|昨夜|きのう|ゆうべ|어제|어젯밤)"
+    r"|(?P<zh0>今天|今日|今早|今晚|今朝|今夜|今晩|きょう|오늘)"
     r"|(?P<zh_ahead2>后天|後天|明後日|あさって|모레)|(?P<zh_ahead1>明天|明日(?!香)|あした|あす|내일)"
     # a weekday of the week before last: 上上周五, 先々週の金曜日, 지지난주 금요일
     rf"|上(?:{_ZH_LAST_WEEK})(?P<zh_2w>[一二三四五六日天])"
@@ -323,6 +325,47 @@ _RELATIVE_DAY = re.compile(
     rf"|(?:{_ZH_NEXT_WEEK})(?P<zh_next>[一二三四五六日天])"
     r"|来週の?(?P<ja_next>[月火水木金土日])曜日?|다음\s?주\s?(?P<ko_next>[월화수목금토일])요일"
 )
+
+
+_PART_OF_DAY = re.compile(
+    # the morning, noon, afternoon or evening of a day a question names: 上午, 下午, 晚上,
+    # 午前, 午後, 夜, 오전, 오후, 저녁, morning, afternoon, evening, last night
+    r"(?ai:\b(?P<morning>mornings?)\b|\b(?P<noon>noon|lunchtime)\b|\b(?P<afternoon>afternoons?)\b"
+    r"|\b(?P<evening>evenings?|tonight|(?:at|last|that|the)\s+night)\b)"
+    r"|(?P<zh_morning>上午|早上|早晨|清晨|今早|午前|今朝|朝(?=[\u3040-\u309f])|아침|오전)"
+    r"|(?P<zh_noon>中午|正午|昼|점심)|(?P<zh_afternoon>下午|午後|오후)"
+    r"|(?P<zh_evening>晚上|傍晚|晚间|今晚|昨晚|夜里|夜间|夜|夕方|晩|저녁|밤)"
+)
+PARTS_OF_DAY = {"morning": (5, 12), "noon": (11, 14), "afternoon": (12, 18), "evening": (17, 24)}
+"""The hours (from, to) a part of the day names, as a timed entry (``### 14:30 - …``) is."""
+
+
+class PartOfDay(NamedTuple):
+    hours: tuple[int, int]
+    """From which hour to which (:data:`PARTS_OF_DAY`)."""
+    spans: list[tuple[int, int]]
+    """Where the text names it."""
+
+
+def part_of_day(text: str) -> PartOfDay | None:
+    """The one part of a day ``text`` names (:data:`PARTS_OF_DAY`: 上午, 下午, 晚上, 午後, 夜,
+    the morning, last night), or ``None`` when it names none or several."""
+    found = list(_PART_OF_DAY.finditer(text))
+    parts = {(m.lastgroup or "").removeprefix("zh_") for m in found}
+    if len(parts) != 1:
+        return None
+    return PartOfDay(PARTS_OF_DAY[parts.pop()], [m.span() for m in found])
+
+
+_ENTRY_TIME = re.compile(
+    r"^[ \t]*(?:#{1,6}[ \t]*|[-*+][ \t]+(?:\[[ xX]\][ \t]*)?)?(\d{1,2}):([0-5]\d)(?!\d)", re.M
+)
+
+
+def entry_hours(text: str) -> list[int]:
+    """The hours of the timed entries in ``text``: a heading or a list item that starts with
+    a time (``### 14:30 - deploy``, ``- 09:30 standup``)."""
+    return [int(m[1]) for m in _ENTRY_TIME.finditer(text) if int(m[1]) < 24]
 
 
 _RELATIVE_WEEK = re.compile(

@@ -572,6 +572,25 @@ def test_a_question_naming_part_of_a_month_is_answered_from_that_parts_notes(
         assert {r.date for r in found.results} <= {f"2026-08-{d:02d}" for d in part}
 
 
+@pytest.mark.parametrize(
+    ("question", "today", "first"),
+    [
+        ("8月10日上午做了什么？", date(2026, 8, 20), 3),  # the 09:30 standup
+        ("what did I do on the afternoon of Aug 10?", date(2026, 8, 20), 6),  # 12:30 lunch
+        ("what did I do yesterday afternoon?", date(2026, 8, 11), 6),
+    ],
+)
+def test_a_question_naming_part_of_a_day_is_answered_from_that_parts_entries(
+    tmp_path: Path, question: str, today: date, first: int
+) -> None:
+    """Every entry of the day held the day alike: the standup came first for the afternoon."""
+    with Memory(_daily_logs(tmp_path / "ws"), overrides={"embedding.provider": "none"}) as mem:
+        mem.sync()
+        found = mem.search(question, mode="keyword", max_results=3, min_score=0.0, today=today)
+        assert found.results[0].date == "2026-08-10"
+        assert found.results[0].start_line == first
+
+
 def test_a_question_naming_a_month_is_answered_from_that_months_notes(tmp_path: Path) -> None:
     ws = _daily_logs(tmp_path / "ws")
     for day in (28, 30):  # two July logs beside three weeks of August

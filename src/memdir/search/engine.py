@@ -15,7 +15,7 @@ from memdir.config import MAX_RESULTS, Config
 from memdir.errors import EmbeddingError, UsageError
 from memdir.index import ChunkRow, KeywordRow
 from memdir.index.backend import IndexBackend
-from memdir.markdown import file_date
+from memdir.markdown import entry_hours, file_date, part_of_day
 from memdir.search.decay import decay_multiplier, timestamp_for
 from memdir.search.hybrid import Candidate, merge, normalise_weights
 from memdir.search.keyword import (
@@ -187,6 +187,9 @@ them was missing from the first three for 35 of 75 questions in keyword and hybr
 graded question of either memory's halves moved. The chunks about them are candidates
 whatever their BM25 rank (:data:`ABOUT_PROBE`)."""
 
+OTHER_HOURS_FACTOR = 0.7
+"""The score left to a chunk of the day a question names whose timed entries all lie outside
+the part of the day it names (:func:`_demote_other_hours`)."""
 OTHER_DAY_FACTOR = 0.25
 """In vector search, the factor on the score of every result not dated a day the question
 names in words (``what did I do on Aug 3?``, ``8月3日做了什么？``) when memory holds a chunk so
@@ -470,6 +473,29 @@ def _demote_other_days(
         row = rows.get(c.chunk_id)
         if row is not None and row.date not in profile.days and row.id not in naming:
             c.scale(OTHER_DAY_FACTOR)
+
+
+def _demote_other_hours(
+    candidates: Sequence[Candidate],
+    rows: dict[int, ChunkRow],
+    profile: QueryProfile | None,
+    query: str,
+) -> None:
+    """When the question names a part of a day it names (``9月3日上午``, ``yesterday
+    afternoon``, ``昨晚``: :func:`memdir.markdown.part_of_day`), multiply by
+    :data:`OTHER_HOURS_FACTOR` the score of each candidate of such a day whose timed entries
+    (``### 14:30 - …``, ``- 09:30 …``) all lie outside it; an entry without a time keeps its
+    score."""
+    if profile is None or not profile.days or (part := part_of_day(query)) is None:
+        return
+    low, high = part.hours
+    for c in candidates:
+        row = rows.get(c.chunk_id)
+        if row is None or row.date not in profile.days:
+            continue
+        hours = entry_hours(row.text)
+        if hours and not any(low <= h < high for h in hours):
+            c.scale(OTHER_HOURS_FACTOR)
 
 
 def _body_reader(rows: dict[int, ChunkRow], bodies: dict[int, str]) -> Callable[[int], str]:
@@ -886,6 +912,7 @@ def run_search(
         )
     if mode == "vector":
         _demote_other_days(candidates, rows, words_profile)
+    _demote_other_hours(candidates, rows, profile or words_profile, text)
     _demote_the_unnamed(candidates, rows, body, profile or words_profile, text, held_literals)
     named = asked_what
     naming = _naming(named, candidates, rows, body) if named is not None else set()

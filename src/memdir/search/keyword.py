@@ -11,7 +11,7 @@ from datetime import date
 from memdir.chunking import embed_input
 from memdir.index import ChunkRow, KeywordRow
 from memdir.index.backend import IndexBackend
-from memdir.markdown import named_days
+from memdir.markdown import named_days, part_of_day
 from memdir.search.mentions import naming_chunks
 from memdir.text import (
     aliases,
@@ -420,9 +420,10 @@ def query_profile(
             if count:
                 aside.update(found)
     if days:  # the words of a day are no terms: "3" of "Aug 3" is no number the notes hold
-        query = "".join(
-            " " if any(a <= i < b for a, b, _ in days) else c for i, c in enumerate(query)
-        )
+        cut = [(a, b) for a, b, _ in days]
+        if part := part_of_day(query):  # nor are 上午 or the afternoon of it (notes write 10:30)
+            cut += part.spans
+        query = "".join(" " if any(a <= i < b for a, b in cut) else c for i, c in enumerate(query))
     day_keys = tuple(dict.fromkeys(d for _, _, named in days for d in named))
     if len(days) > 1:  # two spans may name the same day
         dated = index.dated(list(day_keys), 0)[0]
