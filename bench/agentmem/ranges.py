@@ -15,8 +15,10 @@ in that part (days 1–10, 11–20, 21–31), in three frames each (``9月初做
 do in mid-September?``, ``9月末は何をした？``), on the day after the newest log: are the first
 :data:`PART_TOP` results all of that part? Then the morning, afternoon and evening of every log
 with timed entries in two of them or more (``9月3日上午做了什么？``, ``what did I do on the
-afternoon of Sep 3?``, ``昨晚做了什么？`` the day after): is the first result an entry of that
-day and part? No score floor. Writes
+afternoon of Sep 3?``, ``昨晚做了什么？`` the day after), and each hour from 8:00 to 21:00 it
+holds one timed entry in, by the clock (``what was I doing at 3pm on Sep 3?``, ``9月3日下午3点在
+做什么？``, ``9/3 の15時は…``): is the first result an entry of that day and part or hour? No score
+floor. Writes
 ``bench/results/agentmem[-designer]-ranges.json``.
 """
 
@@ -70,6 +72,12 @@ DAY_PARTS = {  # the hours of a part of a day, and how it is asked
     ),
 }
 """昨晚 (last night) is asked the day after; the others on the day after the newest log."""
+CLOCK = (
+    "what was I doing at {h12}{ampm} on {mon} {d}?",
+    "{m}月{d}日{zh_part}{h12}点在做什么？",
+    "{m}/{d} の{h}時は何をしていた？",
+)
+"""An hour of a day with one timed entry in it, 8:00 to 21:00, asked by the clock."""
 _TIMED = re.compile(r"^\s*(?:#{1,6}\s*|[-*+]\s+)?(\d{1,2}):[0-5]\d(?!\d)")
 
 
@@ -134,7 +142,7 @@ def main() -> int:
             for frame in PARTS[(low, high)]:
                 question = frame.format(m=month, month=name)
                 parted.ask_all(frame, question, within, f"{year}-{month:02d} {low}–{high}", today)
-        day_frames = [f for part in DAY_PARTS.values() for f in part]
+        day_frames = [*(f for part in DAY_PARTS.values() for f in part), *CLOCK]
         timed = Asked(mem, args.modes, day_frames, 1)
         days_asked = 0
         for day, text in logs.items():
@@ -162,6 +170,26 @@ def main() -> int:
                 ]
                 return any(span[0] <= h < span[1] for h in held)
 
+            for hour in sorted(set(hours)):
+                if hours.count(hour) > 1 or not 8 <= hour <= 21:
+                    continue  # two entries in one hour: either answers
+                fields = {
+                    "m": day.month,
+                    "d": day.day,
+                    "mon": day.strftime("%b"),
+                    "h": hour,
+                    "h12": hour % 12 or 12,
+                    "ampm": "am" if hour < 12 else "pm",
+                    "zh_part": "上午" if hour < 12 else "下午" if hour < 18 else "晚上",
+                }
+                for frame in CLOCK:
+                    timed.ask_all(
+                        frame,
+                        frame.format(**fields),
+                        lambda results, span=(hour, hour + 1): first_in(results, span),
+                        f"{day.isoformat()} {hour}:00",
+                        day + timedelta(days=1),
+                    )
             for span in parts:
                 for frame in DAY_PARTS[span]:
                     timed.ask_all(

@@ -347,9 +347,60 @@ class PartOfDay(NamedTuple):
     """Where the text names it."""
 
 
+_CLOCK = re.compile(
+    # 3pm, 3:30 p.m., at 15:00; 下午3点, 十点半, 3点的会; 午後3時, 15時; 오후 3시
+    r"(?ai:\b(?P<en>\d{1,2})(?::[0-5]\d)?\s*(?P<en_half>[ap])\.?m\b\.?"
+    r"|\bat\s+(?P<en24>\d{1,2}):[0-5]\d\b)"
+    r"|(?:(?P<zh_part>上午|早上|中午|下午|晚上|午前|午後|오전|오후)\s*)?"
+    r"(?P<zh>\d{1,2}|[一二三四五六七八九十两兩]{1,3})\s*"
+    r"(?:[点點](?P<zh_after>半|钟|鐘|\d{1,2}\s*分|[的开開左])?"
+    r"|[時时](?:半|\d{1,2}\s*分)?|시(?:\s*반|\s*\d{1,2}\s*분)?)"
+)
+_LATER = ("下午", "晚上", "午後", "오후")
+
+
+def _clock_hour(m: re.Match[str]) -> int | None:
+    """The hour (0-23) a match of :data:`_CLOCK` names, or ``None`` for a count (三点意见)."""
+    if m["en"]:
+        hour = int(m["en"]) % 12
+        return hour + 12 if m["en_half"].lower() == "p" else hour
+    if m["en24"]:
+        return int(m["en24"])
+    word = m["zh"]
+    if m["zh_part"] is None and m.group().rstrip()[-1] in "点點" and not m["zh_after"]:
+        return None  # 三点意见, 3点: a count as often as a time, without 下午 or 的会 after it
+    hour = int(word) if word.isdigit() else _cjk_number(word)
+    if hour is None or hour > 24:
+        return None
+    if (m["zh_part"] in _LATER or (m["zh_part"] is None and 1 <= hour <= 6)) and hour < 12:
+        hour += 12  # 下午3点; 3点的会 is at 15:00 as a working day says it
+    return hour % 24
+
+
+def _cjk_number(word: str) -> int | None:
+    """一 to 二十四 as a number (十 = 10, 十二 = 12, 二十 = 20)."""
+    digits = "一二三四五六七八九"
+    word = word.replace("两", "二").replace("兩", "二")
+    if "十" not in word:
+        return digits.index(word) + 1 if len(word) == 1 and word in digits else None
+    tens, _, ones = word.partition("十")
+    if (
+        (tens and tens not in digits)
+        or (ones and ones not in digits)
+        or len(tens) > 1
+        or len(ones) > 1
+    ):
+        return None
+    return (digits.index(tens) + 1 if tens else 1) * 10 + (digits.index(ones) + 1 if ones else 0)
+
+
 def part_of_day(text: str) -> PartOfDay | None:
     """The one part of a day ``text`` names (:data:`PARTS_OF_DAY`: 上午, 下午, 晚上, 午後, 夜,
-    the morning, last night), or ``None`` when it names none or several."""
+    the morning, last night), or the one hour it names by the clock (3pm, at 15:00, 下午3点,
+    十点半, 午後3時, 오후 3시: that hour to the next); ``None`` when it names none or several."""
+    clocks = [(m, h) for m in _CLOCK.finditer(text) if (h := _clock_hour(m)) is not None]
+    if len({h for _, h in clocks}) == 1:
+        return PartOfDay((clocks[0][1], clocks[0][1] + 1), [m.span() for m, _ in clocks])
     found = list(_PART_OF_DAY.finditer(text))
     parts = {(m.lastgroup or "").removeprefix("zh_") for m in found}
     if len(parts) != 1:

@@ -578,6 +578,9 @@ def test_a_question_naming_part_of_a_month_is_answered_from_that_parts_notes(
         ("8月10日上午做了什么？", date(2026, 8, 20), 3),  # the 09:30 standup
         ("what did I do on the afternoon of Aug 10?", date(2026, 8, 20), 6),  # 12:30 lunch
         ("what did I do yesterday afternoon?", date(2026, 8, 11), 6),
+        ("what was I doing at 3pm on Aug 10?", date(2026, 8, 20), 9),  # the 15:00 work
+        ("8月10日下午3点在做什么？", date(2026, 8, 20), 9),
+        ("8月10日12点半吃的什么？", date(2026, 8, 20), 6),
     ],
 )
 def test_a_question_naming_part_of_a_day_is_answered_from_that_parts_entries(
