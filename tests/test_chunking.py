@@ -968,6 +968,20 @@ def test_the_days_of_a_range_a_question_names() -> None:
     assert days("지난 3일") == days("past few days") == days("最近几天") == three
     assert days("最近一周") == days("the past week") == [f"2026-11-{d}" for d in range(23, 31)]
     assert days("last week") == [f"2026-11-{d}" for d in range(23, 30)]  # the calendar week
+    # from a day named as a start up to today
+    since = ["2026-11-27", "2026-11-28", "2026-11-29", "2026-11-30"]
+    assert days("since last Friday") == days("since 2026-11-27") == since
+    for text in (
+        "what has happened since Nov 27?",
+        "自11月27日以来",
+        "11/27 以降の作業",
+        "从11月27日开始",
+        "11월 27일 이후",
+        "11月27日起",
+    ):
+        assert [d for d in days(text) if not d.startswith("--")] == since, text
+    assert days("since Dec 20") == ["--12-20"]  # December 2025: more than a month back
+    assert days("11月27日起床") == ["--11-27"]  # got up, not since
     # a note's days: what it names one by one, no range
     assert [d for _, _, d in named_days("9/10 到 9/15 出差", monday, single=True)] == [
         "--09-10",

@@ -7,7 +7,8 @@ day of it with a log have a chunk among the first ten results of each mode?
 Agents ask what happened over a span of days ("summarise 9/1 to 9/5", 过去三天) as often as on
 one day. The ranges are found here from the logs' file names (``memory/YYYY-MM-DD.md``), each
 asked in four frames naming its first and last day, on the day after it, and in two counting
-back from its last day, asked on that day (``过去三天`` there counts the days before it). A
+back from its last day and three naming its first as a start (``since Sep 1``, ``9月1日以来``),
+asked on that last day (``过去三天`` there counts the days before it). A
 question is answered when each day of the range that has a log has a chunk among the first
 :data:`TOP` (a question about three days wants all three). It uses no question of the bench,
 so it is no test half. Then the beginning, middle and end of every month with two logs or more
@@ -47,6 +48,12 @@ NAMED = (
     "{m1}/{d1}〜{m2}/{d2} は何をした？",
 )
 COUNTED = ("过去三天做了什么？", "what did I do in the past 3 days?")
+SINCE = (
+    "what have I done since {mon1} {d1}?",
+    "{m1}月{d1}日以来做了什么？",
+    "{m1}/{d1} 以降は何をした？",
+)
+"""Asked on the range's last day, as COUNTED is."""
 TOP = 10
 PARTS = {  # the days of a month its beginning, middle and end name, and how they are asked
     (1, 10): ("{m}月初做了什么？", "what did I do in early {month}?", "{m}月上旬は何をした？"),
@@ -85,7 +92,7 @@ def main() -> int:
     args = probe_arguments(__doc__)
     with indexed_copy(args.memory, args.provider, "memdir-ranges-") as (root, mem):
         logs = daily_logs(root)
-        asked = Asked(mem, args.modes, [*NAMED, *COUNTED], TOP)
+        asked = Asked(mem, args.modes, [*NAMED, *COUNTED, *SINCE], TOP)
         ranges = 0
         for middle in logs:
             first, last = middle - timedelta(days=1), middle + timedelta(days=1)
@@ -111,6 +118,8 @@ def main() -> int:
                 )
             for frame in COUNTED:
                 asked.ask_all(frame, frame, every_day, key, last)
+            for frame in SINCE:
+                asked.ask_all(frame, frame.format(**fields), every_day, key, last)
         frames = [f for part in PARTS.values() for f in part]
         parted = Asked(mem, args.modes, frames, PART_TOP)
         today = max(logs) + timedelta(days=1)

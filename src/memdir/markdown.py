@@ -902,6 +902,34 @@ MAX_RANGE = 31
 """The most days a range may span to be read as its days (a month's)."""
 
 
+_SINCE_BEFORE = re.compile(r"(?ai:\bsince\s*|自\s*)$")
+_SINCE_AFTER = re.compile(r"\s*(?:以来|以後|以降|起(?!床)|开始|開始|이후|부터(?!.{0,12}까지))")
+
+
+def _since(text: str, found: list[tuple[int, int, str]], today: date) -> list[tuple[int, int, str]]:
+    """``(start, end, day)`` for each day from one a question names as a start to ``today``
+    (``since Nov 27``, ``自11月27日以来``, ``11/27 以降``, ``从周一开始``, ``11월 27일 이후``), at
+    most :data:`MAX_RANGE` days; a day without a year is the latest such day up to today."""
+    spans: dict[tuple[int, int], list[str]] = {}
+    for start, end, day in found:
+        spans.setdefault((start, end), []).append(day)
+    out: list[tuple[int, int, str]] = []
+    for (start, end), days in spans.items():
+        if len(days) != 1:
+            continue
+        after = _SINCE_AFTER.match(text, end)
+        if not (_SINCE_BEFORE.search(text, 0, start) or after):
+            continue
+        first = days[0]
+        if first.startswith("--"):
+            first = f"{today.year}{first[1:]}"
+            if first > today.isoformat():
+                first = f"{today.year - 1}{days[0][1:]}"
+        stop = after.end() if after else end
+        out += [(start, stop, d) for d in _days_from_to(first, today.isoformat()) if d != days[0]]
+    return out
+
+
 def _ranges(text: str, found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
     """``(start, end, day)`` for each day inside a range a question writes between two days it
     names one by one (``9/1 到 9/5``, ``between Sep 1 and Sep 5``, ``9月1日至9月5日``,
@@ -1030,9 +1058,10 @@ def named_days(
     2025년; last year, 去年, 昨年, 작년, the year before last, 前年, 一昨年, two years ago, 两年前,
     2年前, 2년 전; not this year or 今年, most of a memory); and a range: the days from one
     named day to another (9/1 到 9/5, between Sep 1 and Sep 5, 9月1日至9月5日, 9/1〜9/5,
-    9월 1일부터 9월 5일까지, 9月1日到5日, Sep 1–5, 上周一到周三) or counted back from today (the
+    9월 1일부터 9월 5일까지, 9月1日到5日, Sep 1–5, 上周一到周三), counted back from today (the
     past 3 days, past week, 过去三天, 最近一周, ここ3日, 지난 3일: today and that many days
-    before it), at most :data:`MAX_RANGE` days. With ``single`` (a note's days),
+    before it) or from a day named as a start to today (since Nov 27, 11月27日以来, 11/27 以降,
+    从周一开始, 11월 27일 이후), at most :data:`MAX_RANGE` days. With ``single`` (a note's days),
     only the days named one by one and the weekends a note names, alone too
     (:func:`weekends_from`), no week's, month's or year's."""
     found: list[tuple[int, int, str]] = [(at, at + 10, iso) for at, iso in _dates(text)]
@@ -1066,6 +1095,7 @@ def named_days(
     found += _ranges(text, found)
     if today is not None:
         found += [d for d in _past_days(text, today) if not _overlaps(d[0], d[1], found)]
+        found += _since(text, found, today)
     # 9月3日 is a day, not September; 2025年9月 a month, not 2025
     found += [d for d in _named_months(text, today) if not _overlaps(d[0], d[1], found)]
     found += [d for d in _named_years(text, today) if not _overlaps(d[0], d[1], found)]

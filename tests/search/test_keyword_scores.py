@@ -540,6 +540,8 @@ def test_a_question_naming_a_week_from_today_is_answered_from_that_weeks_notes(
         ("8月10日到12日的 standup", date(2026, 8, 20)),
         ("过去两天做了什么？", date(2026, 8, 12)),
         ("what did I do in the past 2 days?", date(2026, 8, 12)),
+        ("what have I done since Aug 10?", date(2026, 8, 12)),
+        ("8月10日以来做了什么？", date(2026, 8, 12)),
     ],
 )
 def test_a_question_naming_a_range_of_days_is_answered_from_each_days_notes(
