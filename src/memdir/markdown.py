@@ -910,24 +910,27 @@ def _since(text: str, found: list[tuple[int, int, str]], today: date) -> list[tu
     """``(start, end, day)`` for each day from one a question names as a start to ``today``
     (``since Nov 27``, ``自11月27日以来``, ``11/27 以降``, ``从周一开始``, ``11월 27일 이후``), at
     most :data:`MAX_RANGE` days; a day without a year is the latest such day up to today."""
-    spans: dict[tuple[int, int], list[str]] = {}
-    for start, end, day in found:
-        spans.setdefault((start, end), []).append(day)
     out: list[tuple[int, int, str]] = []
-    for (start, end), days in spans.items():
-        if len(days) != 1:
-            continue
+    for start, end, named in _single_days(found):
         after = _SINCE_AFTER.match(text, end)
         if not (_SINCE_BEFORE.search(text, 0, start) or after):
             continue
-        first = days[0]
-        if first.startswith("--"):
-            first = f"{today.year}{first[1:]}"
+        first = named
+        if first.startswith("--"):  # the latest such day up to today
+            first = f"{today.year}{named[1:]}"
             if first > today.isoformat():
-                first = f"{today.year - 1}{days[0][1:]}"
+                first = f"{today.year - 1}{named[1:]}"
         stop = after.end() if after else end
-        out += [(start, stop, d) for d in _days_from_to(first, today.isoformat()) if d != days[0]]
+        out += [(start, stop, d) for d in _days_from_to(first, today.isoformat()) if d != named]
     return out
+
+
+def _single_days(found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """The spans of ``found`` that name one day (not a week's or a month's), in text order."""
+    spans: dict[tuple[int, int], list[str]] = {}
+    for start, end, day in found:
+        spans.setdefault((start, end), []).append(day)
+    return sorted((a, b, days[0]) for (a, b), days in spans.items() if len(days) == 1)
 
 
 def _ranges(text: str, found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
@@ -935,10 +938,7 @@ def _ranges(text: str, found: list[tuple[int, int, str]]) -> list[tuple[int, int
     names one by one (``9/1 到 9/5``, ``between Sep 1 and Sep 5``, ``9月1日至9月5日``,
     ``9/1〜9/5``), or from one to a day of the same month or a weekday of the same week
     (``9月1日到5日``, ``Sep 1–5``, ``上周一到周三``): at most :data:`MAX_RANGE` days."""
-    spans: dict[tuple[int, int], list[str]] = {}
-    for start, end, day in found:
-        spans.setdefault((start, end), []).append(day)
-    single = sorted((a, b, days[0]) for (a, b), days in spans.items() if len(days) == 1)
+    single = _single_days(found)
     out: list[tuple[int, int, str]] = []
     for i, (start, end, first) in enumerate(single):
         last: str | None = None
