@@ -23,7 +23,7 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 from check import MEMORIES, results_name  # noqa: E402
-from probes import Asked, indexed_copy, probe_arguments, write_probe  # noqa: E402
+from probes import Asked, holds_line, indexed_copy, probe_arguments, write_probe  # noqa: E402
 
 from common import RESULTS_DIR  # noqa: E402
 
@@ -68,7 +68,7 @@ def main() -> int:
                 asked.ask(
                     frame,
                     frame.format(n=name),
-                    lambda h, p=path, n=line: h.path == p and h.start_line <= n <= h.end_line,
+                    holds_line(path, line),
                     name,
                 )
     asked.print(f"{len(names)} names")

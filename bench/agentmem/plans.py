@@ -32,7 +32,7 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 from check import results_name  # noqa: E402
-from probes import Asked, daily_logs, indexed_copy, probe_arguments, write_probe  # noqa: E402
+from probes import Asked, daily_logs, holds_line, indexed_copy, probe_arguments, write_probe  # noqa: E402
 
 from common import RESULTS_DIR  # noqa: E402
 
@@ -141,7 +141,7 @@ def main() -> int:
                     asked.ask(
                         frame,
                         question,
-                        lambda h, p=path, n=line: h.path == p and h.start_line <= n <= h.end_line,
+                        holds_line(path, line),
                         f"{written.isoformat()}:{line} → {day.isoformat()}",
                         written,
                     )

@@ -78,6 +78,12 @@ def write_probe(
     )
 
 
+def holds_line(path: str, line: int) -> Callable[[Any], bool]:
+    """Whether a result is of ``path`` and its lines hold ``line``: a hit of a probe that
+    asks about one line of a note."""
+    return lambda h: h.path == path and h.start_line <= line <= h.end_line
+
+
 class Asked:
     """A probe's questions, frame by frame, asked of ``mem`` in each of ``modes``: how many
     each frame asked, and per mode the keys of those whose first ``top`` results held no hit."""
