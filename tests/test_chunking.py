@@ -1031,7 +1031,7 @@ def test_the_part_of_a_day_a_question_names() -> None:
     # an hour by the clock: that hour to the next; a working day's 3点 is at 15:00
     assert hours("what did I do at 3pm on Sep 3?") == hours("9月3日下午3点在做什么") == (15, 16)
     assert hours("9/3 の午後3時") == hours("9월 3일 오후 3시") == hours("3点的会") == (15, 16)
-    assert hours("at 14:30 on Sep 3") == hours("下午两点半") == (14, 15)
+    assert hours("at 14:30 on Sep 3") == hours("下午两点半") == hours("at 2:30") == (14, 15)
     assert hours("10:30 a.m. on Sep 3") == (10, 11)
     assert hours("十点半的会") == (10, 11) and hours("9点开会") == (9, 10)
     # a count is no hour: 三点意见, 我有3点建议, 第3点

@@ -365,7 +365,8 @@ def _clock_hour(m: re.Match[str]) -> int | None:
         hour = int(m["en"]) % 12
         return hour + 12 if m["en_half"].lower() == "p" else hour
     if m["en24"]:
-        return int(m["en24"])
+        hour = int(m["en24"])
+        return hour + 12 if 1 <= hour <= 6 else hour  # at 3:30: a working day's 15:30
     word = m["zh"]
     if m["zh_part"] is None and m.group().rstrip()[-1] in "点點" and not m["zh_after"]:
         return None  # 三点意见, 3点: a count as often as a time, without 下午 or 的会 after it
