@@ -637,6 +637,14 @@ def test_the_days_a_question_names_from_today() -> None:
     assert days("the weekend before last") == days("上上周末") == days("先々週末") == before
     assert days("지지난 주말") == before
     assert days("next weekend") == []  # this week's weekend as often as the next one's
+
+    # a weekend a question names alone, by its tense: the latest, or the next; none for a habit
+    def asked(question: str) -> list[str]:
+        return [day for _, _, day in named_days(question, friday, question=True)]
+
+    assert asked("what did I do over the weekend?") == asked("周末做了什么？") == weekend
+    assert asked("週末は何をした？") == weekend and asked("周末有什么安排？") == coming
+    assert asked("周末一般几点起？") == asked("每个周末都做什么") == []
     # a weekday of this week: this Friday, 这周五, 今週の金曜日
     assert days("this Friday") == days("这周五的会") == days("今週の金曜日") == ["2026-12-04"]
     assert days("本周一") == days("this Monday") == ["2026-11-30"]

@@ -19,9 +19,11 @@ a later week, of the week before or of itself (``what did I do last week?``, ``�
 ``上上周做了什么？`` on the Wednesday after that, ``what did I do this week?`` and ``这周的 standup
 说了什么？`` on its Friday, ``下周有什么安排？`` on the Wednesday before): is a chunk of that week,
 up to that day, among the first three? Then every weekend with a log of its Saturday or
-Sunday, in six frames (``what did I do last weekend?``, ``上周末做了什么？``, ``先週末は何をした？``,
+Sunday, in nine frames (``what did I do last weekend?``, ``上周末做了什么？``, ``先週末は何をした？``,
 ``지난 주말에 뭐 했어?`` asked on the next Wednesday, ``what did I do this weekend?`` and
-``这个周末做了什么？`` on its Sunday): is a chunk of one of its two days among the first three?
+``这个周末做了什么？`` on its Sunday, ``what did I do over the weekend?`` and ``周末做了什么？`` on
+the Monday after, ``週末は何をした？`` on the Tuesday): is a chunk of one of its two days among
+the first three?
 Then every month, in eleven frames (``9月做了什么？``,
 ``9월에 뭐 했어?``, ``last month``, ``两个月前做了什么？``, ``下个月有什么安排？`` …). It uses no question of the bench, so
 it is no test half. No score floor.
@@ -108,6 +110,9 @@ WEEKEND_FRAMES = (
     ("지난 주말에 뭐 했어?", 9),
     ("what did I do this weekend?", 6),
     ("这个周末做了什么？", 6),
+    ("what did I do over the weekend?", 7),  # a weekend alone, asked the Monday after
+    ("周末做了什么？", 7),
+    ("週末は何をした？", 8),
 )
 """A question naming a weekend from today, and the day it is asked (days after the week's
 Monday: the next Wednesday, or the Sunday itself)."""

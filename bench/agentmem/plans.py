@@ -12,7 +12,8 @@ by at most :data:`AHEAD` days, in the log's year; a weekend's Saturday and Sunda
 下周末, 今週末, this weekend, and for 周末 or 週末 alone in a log of a Wednesday to a Friday,
 ``周末再回她``), not with memdir's, and each is asked in
 three frames, as 明天 when it is the next day, and as this weekend or next (这个周末, 下周末,
-今週末, 来週末) when it is a Saturday or Sunday of the log's calendar week or the next, on the
+今週末, 来週末; 周末, 週末 alone for this one) when it is a Saturday or Sunday of the log's
+calendar week or the next, on the
 log's day (``Memory.search(today=…)``), and by its weekday alone (``what's on Tuesday?``,
 ``周二有什么安排？``) when it is two to six days ahead.
 A hit is a result of that log whose lines hold the line naming the day. It uses no question of
@@ -46,6 +47,8 @@ FRAMES = (
     "今週末の予定は？",
     "下周末有什么安排？",
     "来週末の予定は？",
+    "周末有什么安排？",
+    "週末の予定は？",
     "what's on {weekday}?",
     "周{zh_weekday}有什么安排？",
 )
@@ -57,6 +60,8 @@ WEEKENDS = {
     "今週末の予定は？": 0,
     "下周末有什么安排？": 1,
     "来週末の予定は？": 1,
+    "周末有什么安排？": 0,  # a weekend alone: the coming one
+    "週末の予定は？": 0,
 }
 """Asked only of a Saturday or Sunday of the log's calendar week (0) or of the next one (1)."""
 WEEKDAYS = ("what's on {weekday}?", "周{zh_weekday}有什么安排？")

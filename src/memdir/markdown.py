@@ -619,6 +619,26 @@ def _bare_weekday(text: str, today: date) -> list[tuple[int, int, str]]:
     return [(m.start(), m.end(), day.isoformat())]
 
 
+def _asked_weekend(text: str, today: date) -> list[tuple[int, int, str]]:
+    """``(start, end, day)`` for the Saturday and Sunday of the weekend a question names alone
+    (``what did I do over the weekend?``, ``周末做了什么？``, ``週末は何をした？``, ``周末有什么安排？``):
+    by its tense (:data:`_PAST`, :data:`_AHEAD`), the latest up to today, or the next from
+    today; none when it has neither (``周末一般几点起？``: a habit)."""
+    m = _BARE_WEEKEND.search(text)
+    if m is None:
+        return []
+    ahead = _AHEAD.search(text) is not None
+    if ahead:
+        days = [d for d in _weekend_of(today) if d >= today]
+    elif _PAST.search(text):
+        days = [d for d in _weekend_of(today) if d <= today] or _weekend_of(
+            today - timedelta(days=7)
+        )
+    else:
+        return []
+    return [(m.start(), m.end(), day.isoformat()) for day in days]
+
+
 _EN_COUNTS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 _CJK_COUNTS = "一二三四五六七八九十"
 _COUNTS = {
@@ -1050,7 +1070,8 @@ def named_days(
     names each of its days
     (this week's up to today) with the same span; so does a weekend, the Saturday and Sunday
     of such a week (last or this weekend, the weekend before last, 上周末, 这个周末, 下周末,
-    上上周末, 先週末, 今週末, 来週末, 지난 주말, 이번 주말, 다음 주말; not "next weekend"); and
+    上上周末, 先週末, 今週末, 来週末, 지난 주말, 이번 주말, 다음 주말; not "next weekend"; in a
+    question a weekend alone by its tense, as a weekday alone: 周末做了什么？, 周末有什么安排？); and
     a month (two months ago, 两个月前, 2か月前, 2개월 전, the month before last, 上上个月,
     先々月, 지지난달 too): named (in September,
     during Sept 2026, 9月, 9月份, 2026年9月, 9월; an English month only after such a word, as
@@ -1090,7 +1111,7 @@ def named_days(
         if day := _written_day(m) or (_asked_slash_day(m, text) if question else None):
             found.append((m.start(), m.end(), day))
     if question and today is not None and not found:
-        found += _bare_weekday(text, today)
+        found += _bare_weekday(text, today) or _asked_weekend(text, today)
     if single:
         return sorted(found)
     found += _ranges(text, found)
