@@ -989,6 +989,16 @@ def test_the_days_of_a_range_a_question_names() -> None:
     ):
         assert [d for d in days(text) if not d.startswith("--")] == since, text
     assert days("since Dec 20") == ["--12-20"]  # December 2025: more than a month back
+    # the week of a day: its calendar week, Monday to Sunday
+    week_of_sep_9 = [f"2026-09-{d:02d}" for d in range(7, 14)]
+    for text in (
+        "the week of Sep 9",
+        "9月9日那周做了什么？",
+        "9/9 の週は何をした？",
+        "9월 9일 주에",
+    ):
+        assert [d for d in days(text) if not d.startswith("--")] == week_of_sep_9, text
+    assert days("9/9 주말") == days("9月9日周报") == ["--09-09"]
     assert days("11月27日起床") == ["--11-27"]  # got up, not since
     # a note's days: what it names one by one, no range
     assert [d for _, _, d in named_days("9/10 到 9/15 出差", monday, single=True)] == [

@@ -17,8 +17,10 @@ code-mixed questions are (``Sep 3的 standup 说了什么？``, ``yesterday做�
 a later week, of the week before or of itself (``what did I do last week?``, ``上周做了什么？``,
 ``先週は何をした？`` asked on the next Wednesday, ``what did I do two weeks ago?`` and
 ``上上周做了什么？`` on the Wednesday after that, ``what did I do this week?`` and ``这周的 standup
-说了什么？`` on its Friday, ``下周有什么安排？`` on the Wednesday before): is a chunk of that week,
-up to that day, among the first three? Then every weekend with a log of its Saturday or
+说了什么？`` on its Friday, ``下周有什么安排？`` on the Wednesday before), and in three that name
+it by its Wednesday (``what did I do the week of Sep 9?``, ``9月9日那周做了什么？``, ``9/9 の週は
+何をした？`` asked the Wednesday after): is a chunk of that week, up to that day, among the first
+three? Then every weekend with a log of its Saturday or
 Sunday, in nine frames (``what did I do last weekend?``, ``上周末做了什么？``, ``先週末は何をした？``,
 ``지난 주말에 뭐 했어?`` asked on the next Wednesday, ``what did I do this weekend?`` and
 ``这个周末做了什么？`` on its Sunday, ``what did I do over the weekend?`` and ``周末做了什么？`` on
@@ -100,6 +102,9 @@ WEEK_FRAMES = (
     ("这周的 standup 说了什么？", 4, "standup"),
     ("what's on next week?", -5, ""),
     ("下周有什么安排？", -5, ""),
+    ("what did I do the week of {mon} {d}?", 9, ""),  # named by its Wednesday
+    ("{m}月{d}日那周做了什么？", 9, ""),
+    ("{m}/{d} の週は何をした？", 9, ""),
 )
 """A question naming a week from today, the day it is asked (days after the week's Monday;
 before it, when negative), and the word a log of the week must hold for it to be asked."""
@@ -167,7 +172,11 @@ def main() -> int:
                 if not any(topic in text for text in logged):
                     continue
                 today = monday + timedelta(days=after)
-                weeks.ask(frame, frame, lambda h, w=week: h.date in w, monday.isoformat(), today)
+                wednesday = monday + timedelta(days=2)
+                question = frame.format(
+                    m=wednesday.month, d=wednesday.day, mon=wednesday.strftime("%b")
+                )
+                weeks.ask(frame, question, lambda h, w=week: h.date in w, monday.isoformat(), today)
         weekends = Asked(mem, args.modes, [frame for frame, _ in WEEKEND_FRAMES], TOP)
         for saturday in sorted(
             {d - timedelta(days=d.weekday() - 5) for d in texts if d.weekday() >= 5}

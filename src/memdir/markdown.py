@@ -946,6 +946,40 @@ def _since(text: str, found: list[tuple[int, int, str]], today: date) -> list[tu
     return out
 
 
+_WEEK_OF_BEFORE = re.compile(r"(?ai:\bthe\s+week\s+of\s*)$")
+_WEEK_OF_AFTER = re.compile(
+    r"\s*(?:那一?周|那一?週|那个星期|那個星期|那一?个?礼拜|の週|주(?:에|의|간)?(?![가-힣]))"
+)
+
+
+def _week_of(
+    text: str, found: list[tuple[int, int, str]], today: date | None
+) -> list[tuple[int, int, str]]:
+    """``(start, end, day)`` for the other days of the calendar week (Monday to Sunday) of a
+    day a question names as its week (``the week of Sep 7``, ``9月7日那周``, ``9/7 の週``,
+    ``9월 7일 주에``); a day without a year is the latest such day up to ``today``."""
+    out: list[tuple[int, int, str]] = []
+    for start, end, named in _single_days(found):
+        after = _WEEK_OF_AFTER.match(text, end)
+        if not (after or _WEEK_OF_BEFORE.search(text, 0, start)):
+            continue
+        day = named
+        if day.startswith("--"):
+            if today is None:
+                continue  # which year's, so which week?
+            day = f"{today.year}{named[1:]}"
+            if day > today.isoformat():
+                day = f"{today.year - 1}{named[1:]}"
+        try:
+            monday = date.fromisoformat(day) - timedelta(days=date.fromisoformat(day).weekday())
+        except ValueError:
+            continue
+        stop = after.end() if after else end
+        week = [(monday + timedelta(days=n)).isoformat() for n in range(7)]
+        out += [(start, stop, d) for d in week if d != named]
+    return out
+
+
 def _single_days(found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
     """The spans of ``found`` that name one day (not a week's or a month's), in text order."""
     spans: dict[tuple[int, int], list[str]] = {}
@@ -1083,7 +1117,8 @@ def named_days(
     9월 1일부터 9월 5일까지, 9月1日到5日, Sep 1–5, 上周一到周三), counted back from today (the
     past 3 days, past week, 过去三天, 最近一周, ここ3日, 지난 3일: today and that many days
     before it) or from a day named as a start to today (since Nov 27, 11月27日以来, 11/27 以降,
-    从周一开始, 11월 27일 이후), at most :data:`MAX_RANGE` days. With ``single`` (a note's days),
+    从周一开始, 11월 27일 이후), at most :data:`MAX_RANGE` days; and the week of a day (the
+    week of Sep 7, 9月7日那周, 9/7 の週: Monday to Sunday). With ``single`` (a note's days),
     only the days named one by one and the weekends a note names, alone too
     (:func:`weekends_from`), no week's, month's or year's."""
     found: list[tuple[int, int, str]] = [(at, at + 10, iso) for at, iso in _dates(text)]
@@ -1114,7 +1149,7 @@ def named_days(
         found += _bare_weekday(text, today) or _asked_weekend(text, today)
     if single:
         return sorted(found)
-    found += _ranges(text, found)
+    found += _ranges(text, found) + _week_of(text, found, today)
     if today is not None:
         found += [d for d in _past_days(text, today) if not _overlaps(d[0], d[1], found)]
         found += _since(text, found, today)

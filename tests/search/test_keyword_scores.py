@@ -596,6 +596,20 @@ def test_a_question_naming_part_of_a_day_is_answered_from_that_parts_entries(
         assert found.results[0].start_line == first
 
 
+@pytest.mark.parametrize("question", ["what did I do the week of Aug 5?", "8月5日那周做了什么？"])
+def test_a_question_naming_the_week_of_a_day_is_answered_from_that_weeks_notes(
+    tmp_path: Path, question: str
+) -> None:
+    """Monday 3 to Sunday 9 August, not the 5th alone."""
+    with Memory(_daily_logs(tmp_path / "ws"), overrides={"embedding.provider": "none"}) as mem:
+        mem.sync()
+        found = mem.search(
+            question, mode="keyword", max_results=9, min_score=0.0, today=date(2026, 8, 20)
+        )
+        dates = {r.date for r in found.results}
+        assert dates <= {f"2026-08-{d:02d}" for d in range(3, 10)} and len(dates) > 1
+
+
 def test_a_question_naming_a_month_is_answered_from_that_months_notes(tmp_path: Path) -> None:
     ws = _daily_logs(tmp_path / "ws")
     for day in (28, 30):  # two July logs beside three weeks of August
