@@ -13,6 +13,7 @@ year nearest a reference day.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -514,33 +515,46 @@ def weekends_from(text: str, today: date) -> list[tuple[int, int, str]]:
             for week in (today, today + timedelta(days=7))
             for day in _weekend_of(week)
         ]
+    named = list(found)  # weekends named with a word for the week: 这个周末, next weekend
+    stops = [m.span() for m in _CLAUSE_END.finditer(text)]
+    weeks_of: dict[tuple[int, int], list[date]] = {}  # by clause: read once
     for m in _BARE_WEEKEND.finditer(text):
-        if _overlaps(m.start(), m.end(), found):
+        if _overlaps(m.start(), m.end(), named):
             continue
-        weeks = [today - timedelta(days=7), today]
         if today.weekday() >= 5:
             weeks = [today]
         else:
-            clause = _clause(text, m.start(), m.end())
-            if _WILL.search(clause):
-                weeks = [today]
-            elif _WAS.search(clause):
-                weeks = [today - timedelta(days=7)]
+            clause = _clause(stops, m.start(), m.end(), len(text))
+            if clause not in weeks_of:
+                weeks_of[clause] = _weeks_by_tense(text[clause[0] : clause[1]], today)
+            weeks = weeks_of[clause]
         found += [
             (m.start(), m.end(), day.isoformat()) for week in weeks for day in _weekend_of(week)
         ]
     return sorted(found)
 
 
+def _weeks_by_tense(clause: str, today: date) -> list[date]:
+    """A day of each week whose weekend a clause written on the weekday ``today`` names alone:
+    the one after when it says what will be, the one before when it says what was, else both."""
+    if _WILL.search(clause):
+        return [today]
+    if _WAS.search(clause):
+        return [today - timedelta(days=7)]
+    return [today - timedelta(days=7), today]
+
+
 _CLAUSE_END = re.compile(r"[。！？!?；;，、\n]|[.,](?:\s|$)")
 
 
-def _clause(text: str, start: int, end: int) -> str:
-    """The clause of ``text`` holding ``start``–``end``: from the last stop or comma before it
-    to the first after it."""
-    before = [m.end() for m in _CLAUSE_END.finditer(text, 0, start)]
-    after = _CLAUSE_END.search(text, end)
-    return text[before[-1] if before else 0 : after.start() if after else len(text)]
+def _clause(stops: list[tuple[int, int]], start: int, end: int, size: int) -> tuple[int, int]:
+    """Where the clause holding ``start``–``end`` begins and ends, given the ``stops`` of a text
+    of ``size`` characters (:data:`_CLAUSE_END`'s spans, in order): from the last stop before
+    it to the first after it."""
+    at = bisect.bisect_left(stops, (start, start))
+    begin = stops[at - 1][1] if at else 0
+    after = bisect.bisect_left(stops, (end, end))
+    return begin, stops[after][0] if after < len(stops) else size
 
 
 _WAS = re.compile(
