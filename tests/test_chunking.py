@@ -989,6 +989,10 @@ def test_the_days_of_a_range_a_question_names() -> None:
     ):
         assert [d for d in days(text) if not d.startswith("--")] == since, text
     assert days("since Dec 20") == ["--12-20"]  # December 2025: more than a month back
+    # since a weekday: the latest before today (on Monday the 30th, the 24th)
+    assert days("what changed since Tuesday?") == [f"2026-11-{d}" for d in range(24, 31)]
+    assert days("周一以来做了什么") == [f"2026-11-{d}" for d in range(23, 31)]
+    assert days("what happened Tuesday?") == []  # a weekday alone needs "on", or "since"
     # the week of a day: its calendar week, Monday to Sunday
     week_of_sep_9 = [f"2026-09-{d:02d}" for d in range(7, 14)]
     for text in (

@@ -7,7 +7,8 @@ day of it with a log have a chunk among the first ten results of each mode?
 Agents ask what happened over a span of days ("summarise 9/1 to 9/5", 过去三天) as often as on
 one day. The ranges are found here from the logs' file names (``memory/YYYY-MM-DD.md``), each
 asked in four frames naming its first and last day, on the day after it, and in two counting
-back from its last day and three naming its first as a start (``since Sep 1``, ``9月1日以来``),
+back from its last day and four naming its first as a start (``since Sep 1``, ``9月1日以来``,
+``since Tuesday``),
 asked on that last day (``过去三天`` there counts the days before it). A
 question is answered when each day of the range that has a log has a chunk among the first
 :data:`TOP` (a question about three days wants all three). It uses no question of the bench,
@@ -52,6 +53,7 @@ SINCE = (
     "what have I done since {mon1} {d1}?",
     "{m1}月{d1}日以来做了什么？",
     "{m1}/{d1} 以降は何をした？",
+    "what have I done since {weekday1}?",
 )
 """Asked on the range's last day, as COUNTED is."""
 TOP = 10
@@ -110,6 +112,7 @@ def main() -> int:
                 "d2": last.day,
                 "mon1": first.strftime("%b"),
                 "mon2": last.strftime("%b"),
+                "weekday1": first.strftime("%A"),
             }
             key = f"{first.isoformat()}..{last.isoformat()} ({len(logged)} logs)"
             for frame in NAMED:

@@ -581,7 +581,7 @@ _BARE_WEEKDAY = re.compile(
     # on Tuesday; 周二, 星期二, 礼拜二, 火曜日, 화요일 with no word naming its week before it (上周二,
     # this Friday: _RELATIVE_DAY), nor one making it a span's end or a habit (从周一改到周二,
     # every Tuesday, 每周二, 毎週火曜, 매주 화요일), nor a plural (on Tuesdays), nor a count (一周二次)
-    rf"(?ai:(?<!every\s)(?<!each\s)\bon\s+(?P<en>{_EN_WEEKDAY})day\b"
+    rf"(?ai:(?<!every\s)(?<!each\s)(?:\bon\s+|(?<=\bsince\s))(?P<en>{_EN_WEEKDAY})day\b"
     r"(?!s\b|\s*(?:and|or|to|through|till|until)\b|\s*[-–]))"
     r"|(?<![每从從到至和或上下这這本个個今来來先、A-Za-z0-9一二三四五六七八九十两兩几幾])"
     rf"(?:{_ZH_WEEK_WORD})(?P<zh>[一二三四五六日天])(?![到至和或、次十年]|\s*[-–~〜])"
@@ -622,8 +622,9 @@ def _bare_weekday(text: str, today: date) -> list[tuple[int, int, str]]:
         _WEEKDAY_NUMBER[next(w for w in n.groups() if w).lower()]
         for n in _ANY_WEEKDAY.finditer(text)
     }
-    ahead = _AHEAD.search(text) is not None
-    if len(named) != 1 or not (ahead or _PAST.search(text)):
+    since = _SINCE_BEFORE.search(text, 0, m.start()) is not None  # since Monday: the past
+    ahead = _AHEAD.search(text) is not None and not since
+    if len(named) != 1 or not (ahead or since or _PAST.search(text)):
         return []
     number = named.pop()
     if ahead:

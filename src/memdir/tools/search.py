@@ -37,7 +37,10 @@ INPUT_SCHEMA: dict[str, Any] = {
             "minLength": 1,
             "description": (
                 "What to recall: a question or keywords, in any language. Put code between "
-                "backticks (`relay-workers`, `--check`, `nats://`) to find it as written. Only "
+                "backticks (`relay-workers`, `--check`, `nats://`) to find it as written. Name "
+                "times as people say them, not converted: yesterday, last Friday, 上周, 9/1 到 "
+                "9/5, since Monday, 昨天下午, 3pm on Sep 3, the last time, 第一次 are read against "
+                "today and the notes' dates and entry times. Only "
                 f"the first {MAX_QUERY_CHARS:,} characters are searched (a warning says so)."
             ),
         },
