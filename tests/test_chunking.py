@@ -975,6 +975,8 @@ def test_the_days_of_a_range_a_question_names() -> None:
     assert days("过去三天做了什么") == days("the last 3 days") == days("ここ3日") == three
     assert days("지난 3일") == days("past few days") == days("最近几天") == three
     assert days("最近一周") == days("the past week") == [f"2026-11-{d}" for d in range(23, 31)]
+    assert days("这几天做了什么") == days("ここ数日は何をした？") == three
+    assert days("9月3日这一天") == ["--09-03"]  # that very day
     assert days("last week") == [f"2026-11-{d}" for d in range(23, 30)]  # the calendar week
     # from a day named as a start up to today
     since = ["2026-11-27", "2026-11-28", "2026-11-29", "2026-11-30"]

@@ -7,7 +7,7 @@ day of it with a log have a chunk among the first ten results of each mode?
 Agents ask what happened over a span of days ("summarise 9/1 to 9/5", 过去三天) as often as on
 one day. The ranges are found here from the logs' file names (``memory/YYYY-MM-DD.md``), each
 asked in four frames naming its first and last day, on the day after it, and in two counting
-back from its last day and four naming its first as a start (``since Sep 1``, ``9月1日以来``,
+back from its last day (``过去三天``, ``这几天``, ``ここ数日``) and four naming its first as a start (``since Sep 1``, ``9月1日以来``,
 ``since Tuesday``),
 asked on that last day (``过去三天`` there counts the days before it). A
 question is answered when each day of the range that has a log has a chunk among the first
@@ -48,7 +48,12 @@ NAMED = (
     "{m1}月{d1}日至{m2}月{d2}日的工作",
     "{m1}/{d1}〜{m2}/{d2} は何をした？",
 )
-COUNTED = ("过去三天做了什么？", "what did I do in the past 3 days?")
+COUNTED = (
+    "过去三天做了什么？",
+    "what did I do in the past 3 days?",
+    "这几天做了什么？",
+    "ここ数日は何をした？",
+)
 SINCE = (
     "what have I done since {mon1} {d1}?",
     "{m1}月{d1}日以来做了什么？",

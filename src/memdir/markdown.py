@@ -1065,12 +1065,13 @@ def _days_from_to(first: str, last: str) -> list[str]:
 
 _PAST_DAYS = re.compile(
     # the past 3 days, the last two weeks, the past week, past few days; 过去三天, 最近一周,
-    # 近7天, 过去几天; ここ3日, 過去1週間; 지난 3일, 최근 2주 (not "last week": the calendar week)
+    # 近7天, 过去几天, 这几天, 这两天; ここ3日, ここ数日, 過去1週間; 지난 3일, 최근 2주 (not "last
+    # week": the calendar week)
     rf"(?ai:\b(?:the\s+)?(?:(?:past|last|previous)\s+(?P<en>{_EN_COUNT}|few)"
     r"|past)\s+(?P<en_unit>days?|weeks?)\b)"
-    rf"|(?:过去|過去|最近|近)的?(?P<cjk>{_CJK_COUNT}|几|幾)\s*[个個]?\s*"
+    rf"|(?:过去|過去|最近|近|这|這)的?(?P<cjk>{_CJK_COUNT}|几|幾)\s*[个個]?\s*"
     r"(?P<cjk_unit>天|日|周|週|星期|礼拜|禮拜)"
-    rf"|(?:ここ|過去|この)(?P<ja>{_CJK_COUNT})\s*(?P<ja_unit>日間?|週間)"
+    rf"|(?:ここ|過去|この)(?P<ja>{_CJK_COUNT}|数|數)\s*(?P<ja_unit>日間?|週間)"
     r"|(?:지난|최근)\s*(?P<ko>\d{1,2})\s*(?P<ko_unit>일|주)"
 )
 
@@ -1082,11 +1083,12 @@ def _past_days(text: str, today: date) -> list[tuple[int, int, str]]:
     out: list[tuple[int, int, str]] = []
     for m in _PAST_DAYS.finditer(text):
         word = m["en"] or m["cjk"] or m["ja"] or m["ko"]
-        count = 1 if word is None else 3 if word.lower() in ("few", "几", "幾") else _count(word)
+        few = word is not None and word.lower() in ("few", "几", "幾", "数", "數")
+        count = 1 if word is None else 3 if few else _count(word)  # 这几天, ここ数日: three
         unit = m["en_unit"] or m["cjk_unit"] or m["ja_unit"] or m["ko_unit"]
         days = count * (7 if unit[0] in "wW周週星礼禮주" else 1)
-        if not 0 < days <= MAX_RANGE:
-            continue
+        if not 0 < days <= MAX_RANGE or (m.group()[0] in "这這" and days == 1):
+            continue  # 这一天: that very day, not today and yesterday
         out += [
             (m.start(), m.end(), (today - timedelta(days=n)).isoformat()) for n in range(days + 1)
         ]
