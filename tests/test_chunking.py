@@ -1024,6 +1024,7 @@ def test_the_beginning_middle_and_end_of_a_month() -> None:
     late = [f"--09-{d}" for d in range(21, 31)]
     assert days("9月初做了什么") == days("early September") == days("9月上旬") == early
     assert days("9월 초에 뭐 했어?") == days("the beginning of September") == early
+    assert days("9월 초순") == early
     assert days("9月中旬") == days("mid-September") == days("in mid September") == mid
     assert days("9月底的 standup") == days("end of September") == days("late Sep") == late
     assert days("9月末の予定") == days("9月下旬") == days("9월 말에") == late
