@@ -951,14 +951,19 @@ def _since(text: str, found: list[tuple[int, int, str]], today: date) -> list[tu
         after = _SINCE_AFTER.match(text, end)
         if not (_SINCE_BEFORE.search(text, 0, start) or after):
             continue
-        first = named
-        if first.startswith("--"):  # the latest such day up to today
-            first = f"{today.year}{named[1:]}"
-            if first > today.isoformat():
-                first = f"{today.year - 1}{named[1:]}"
+        first = _latest_by(named, today)
         stop = after.end() if after else end
         out += [(start, stop, d) for d in _days_from_to(first, today.isoformat()) if d != named]
     return out
+
+
+def _latest_by(day: str, today: date) -> str:
+    """``day``, and a day without a year (``--MM-DD``) in the year that makes it the latest
+    such day up to ``today``."""
+    if not day.startswith("--"):
+        return day
+    this_year = f"{today.year}{day[1:]}"
+    return this_year if this_year <= today.isoformat() else f"{today.year - 1}{day[1:]}"
 
 
 _WEEK_OF_BEFORE = re.compile(r"(?ai:\bthe\s+week\s+of\s*)$")
@@ -978,17 +983,13 @@ def _week_of(
         after = _WEEK_OF_AFTER.match(text, end)
         if not (after or _WEEK_OF_BEFORE.search(text, 0, start)):
             continue
-        day = named
-        if day.startswith("--"):
-            if today is None:
-                continue  # which year's, so which week?
-            day = f"{today.year}{named[1:]}"
-            if day > today.isoformat():
-                day = f"{today.year - 1}{named[1:]}"
+        if named.startswith("--") and today is None:
+            continue  # which year's, so which week?
         try:
-            monday = date.fromisoformat(day) - timedelta(days=date.fromisoformat(day).weekday())
+            day = date.fromisoformat(_latest_by(named, today) if today else named)
         except ValueError:
-            continue
+            continue  # 29 February of a year without one
+        monday = day - timedelta(days=day.weekday())
         stop = after.end() if after else end
         week = [(monday + timedelta(days=n)).isoformat() for n in range(7)]
         out += [(start, stop, d) for d in week if d != named]
@@ -1036,12 +1037,7 @@ def _range_end(first: str, m: re.Match[str]) -> str | None:
         return f"{first[:-2]}{int(m['day']):02d}" if int(m["day"]) <= 31 else None
     if first.startswith("--"):
         return None  # a weekday of which week?
-    if m["zh"]:
-        weekday = "一二三四五六".find(m["zh"]) % 7  # 日 and 天: Sunday
-    elif m["ja"]:
-        weekday = "月火水木金土日".index(m["ja"])
-    else:
-        weekday = _EN_WEEKDAYS.index(m["en"].lower())
+    weekday = _WEEKDAY_NUMBER[(m["zh"] or m["ja"] or m["en"]).lower()]
     day = date.fromisoformat(first)
     return (day + timedelta(days=(weekday - day.weekday()) % 7)).isoformat()
 

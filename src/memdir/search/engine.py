@@ -15,7 +15,7 @@ from memdir.config import MAX_RESULTS, Config
 from memdir.errors import EmbeddingError, UsageError
 from memdir.index import ChunkRow, KeywordRow
 from memdir.index.backend import IndexBackend
-from memdir.markdown import entry_hours, file_date, part_of_day
+from memdir.markdown import entry_hours, file_date
 from memdir.search.decay import decay_multiplier, timestamp_for
 from memdir.search.hybrid import Candidate, merge, normalise_weights
 from memdir.search.keyword import (
@@ -476,19 +476,16 @@ def _demote_other_days(
 
 
 def _demote_other_hours(
-    candidates: Sequence[Candidate],
-    rows: dict[int, ChunkRow],
-    profile: QueryProfile | None,
-    query: str,
+    candidates: Sequence[Candidate], rows: dict[int, ChunkRow], profile: QueryProfile | None
 ) -> None:
     """When the question names a part of a day it names (``9月3日上午``, ``yesterday
-    afternoon``, ``昨晚``: :func:`memdir.markdown.part_of_day`), multiply by
+    afternoon``, ``昨晚``: :attr:`QueryProfile.hours`), multiply by
     :data:`OTHER_HOURS_FACTOR` the score of each candidate of such a day whose timed entries
     (``### 14:30 - …``, ``- 09:30 …``) all lie outside it; an entry without a time keeps its
     score."""
-    if profile is None or not profile.days or (part := part_of_day(query)) is None:
+    if profile is None or profile.hours is None:
         return
-    low, high = part.hours
+    low, high = profile.hours
     for c in candidates:
         row = rows.get(c.chunk_id)
         if row is None or row.date not in profile.days:
@@ -912,7 +909,7 @@ def run_search(
         )
     if mode == "vector":
         _demote_other_days(candidates, rows, words_profile)
-    _demote_other_hours(candidates, rows, profile or words_profile, text)
+    _demote_other_hours(candidates, rows, profile or words_profile)
     _demote_the_unnamed(candidates, rows, body, profile or words_profile, text, held_literals)
     named = asked_what
     naming = _naming(named, candidates, rows, body) if named is not None else set()
@@ -925,19 +922,19 @@ def run_search(
     candidates.sort(
         key=lambda c: (-c.score, rows[c.chunk_id].path if c.chunk_id in rows else "", c.chunk_id)
     )
+
+    def dated(c: Candidate) -> str | None:
+        return rows[c.chunk_id].date if c.chunk_id in rows else None
+
     if about_now:
         candidates = latest_first(
             candidates,
             lambda c: c.score,
-            lambda c: rows[c.chunk_id].date if c.chunk_id in rows else None,
+            dated,
             named=_names_every_identifier(profile, rows, body),
         )
     elif named is None and asks_the_first_time(text):
-        candidates = earliest_first(
-            candidates,
-            lambda c: c.score,
-            lambda c: rows[c.chunk_id].date if c.chunk_id in rows else None,
-        )
+        candidates = earliest_first(candidates, lambda c: c.score, dated)
     elif named is not None:
         candidates = first_mention_first(
             candidates,

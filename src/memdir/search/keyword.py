@@ -335,6 +335,10 @@ class QueryProfile:
     aside: frozenset[int] = frozenset()
     """Those of :attr:`naming` that name a day some chunk is dated (its log answers first):
     they hold :data:`NAMING_SHARE` of it; the others, naming a day no chunk is dated, all."""
+    hours: tuple[int, int] | None = None
+    """The hours (from, to) of the part of :attr:`days` the query names (上午, yesterday
+    afternoon, 下午3点: :func:`memdir.markdown.part_of_day`); its words are no terms either.
+    ``None`` when it names none, or no day."""
 
     def alone(self) -> QueryProfile:
         """This profile as keyword search scores by it when it is the whole search (keyword
@@ -419,10 +423,12 @@ def query_profile(
             naming.update(found)
             if count:
                 aside.update(found)
+    hours = None
     if days:  # the words of a day are no terms: "3" of "Aug 3" is no number the notes hold
         cut = [(a, b) for a, b, _ in days]
         if part := part_of_day(query):  # nor are 上午 or the afternoon of it (notes write 10:30)
             cut += part.spans
+            hours = part.hours
         query = "".join(" " if any(a <= i < b for a, b in cut) else c for i, c in enumerate(query))
     day_keys = tuple(dict.fromkeys(d for _, _, named in days for d in named))
     if len(days) > 1:  # two spans may name the same day
@@ -507,6 +513,7 @@ def query_profile(
         day_bm25=day_bm25,
         naming=tuple(naming.values()),
         aside=frozenset(aside & naming.keys()),
+        hours=hours,
     )
 
 
