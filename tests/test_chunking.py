@@ -967,6 +967,8 @@ def test_the_days_of_a_range_a_question_names() -> None:
     assert days("9月1日到5日") == days("Sep 1–5") == first_five
     assert days("上周一到周三做了什么") == ["2026-11-23", "2026-11-24", "2026-11-25"]
     assert days("12/30 到 1/2") == ["--01-01", "--01-02", "--12-30", "--12-31"]
+    # into the next year up to a 29 February: over a month, no range (it raised ValueError)
+    assert days("12/30 到 2/29") == days("12月30日到2月29日") == ["--02-29", "--12-30"]
     # two days that make no range stay two days; a span over a month is no range
     assert days("9/1 和 9/5 哪天开的会") == days("Sep 1 and Sep 5") == ["--09-01", "--09-05"]
     assert days("1/1 到 3/1") == ["--01-01", "--03-01"] and days("9/1 到 10点") == ["--09-01"]

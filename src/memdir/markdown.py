@@ -1052,6 +1052,8 @@ def _days_from_to(first: str, last: str) -> list[str]:
     except ValueError:
         return []
     if bare and b < a:
+        if (b.month, b.day) == (2, 29):
+            return []  # into a year with no 29 February: and over a month long anyway
         b = b.replace(year=2001)
     if not 0 < (b - a).days <= MAX_RANGE:
         return []
