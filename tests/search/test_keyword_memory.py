@@ -123,3 +123,35 @@ def test_asked_what_a_ticket_is_a_note_not_naming_it_comes_after(tmp_path: Path)
         # (The order is the point here: in so small a memory both score under the floor.)
         hits = mem.search("BILL-466 是什么问题？", mode="keyword", min_score=0)
         assert [h.path for h in hits][:2] == ["memory/2026-11-17.md", "memory/projects/ledger.md"]
+
+
+def test_a_ticket_is_found_however_it_is_typed(tmp_path: Path) -> None:
+    files = {
+        f"memory/2026-09-{n - 400:02d}.md": f"# 2026-09-{n - 400:02d}\n\nBILL-{n}: routine fix {n}\n"
+        for n in range(401, 430)
+        if n != 421
+    }
+    files["memory/2026-09-11.md"] = "# 2026-09-11\n\n首尔的客户反馈金额多了 100 倍，开 BILL-421。\n"
+    files["memory/2026-09-14.md"] = "# 2026-09-14\n\nBILL-421 找到了：KRW 漏了。\n"
+    files["memory/notes/runbook.md"] = "# runbook\n\n## 常见问题\n- 问题很多的时候先看 BILL-421\n"
+    files["memory/2026-09-22.md"] = (
+        "# 2026-09-22\n\nflights: 9/23 MU523 PVG → NRT, Proto_1026 frame\n"
+    )
+    with Memory(write_notes(tmp_path, files), overrides=KEYWORD_ONLY) as mem:
+        # bill421 is one token no note holds, and BILL 421 two loose words that every BILL
+        # ticket and any 421 matched; each is the BILL-421 the notes write
+        for asked in ("bill421", "BILL421 的客户", "BILL 421", "what happened with BILL 421?"):
+            response = mem.search(asked, mode="keyword")
+            assert not [w for w in response.not_in_memory if "421" in w], asked
+            assert "BILL-421" in response.results[0].snippet, asked
+        # asked what it is, it is ranked as the ticket written as the notes write it, not as
+        # a ticket no note names (every result a quarter: nothing above the floor)
+        assert _paths(mem, "BILL421 是什么问题？") == _paths(mem, "BILL-421 是什么问题？")
+        assert len(_paths(mem, "BILL421 是什么问题？")) == 3
+        # and the other way: the notes' MU523 asked as MU-523 or MU 523, Proto_1026 as
+        # Proto-1026
+        for asked in ("MU-523", "MU 523 几点起飞", "proto1026", "Proto-1026"):
+            assert _paths(mem, asked) == ["memory/2026-09-22.md"], asked
+        # a ticket memory does not hold is still one it lacks
+        assert _paths(mem, "bill999") == []
+        assert mem.search("bill999", mode="keyword").not_in_memory == ("bill999",)

@@ -50,7 +50,6 @@ from memdir.text import (
     is_katakana_word,
     literal_spans,
     replace_surrogates,
-    term_matcher,
     term_surfaces,
 )
 
@@ -514,9 +513,12 @@ def _naming(
     candidates: Sequence[Candidate],
     rows: dict[int, ChunkRow],
     body: Callable[[int], str],
+    profile: QueryProfile | None = None,
 ) -> set[int]:
-    """The ids of the candidates whose chunk names ``identifier`` (all its terms)."""
-    tests = [term_matcher(t) for t in fts_query_terms(identifier)]
+    """The ids of the candidates whose chunk names ``identifier`` (all its terms), as written
+    or as ``profile`` holds a term through another spelling (bill421: BILL-421)."""
+    bridges = profile.bridges if profile is not None else {}
+    tests = [term_holder(t, bridges.get(t, ())) for t in fts_query_terms(identifier)]
     return {
         c.chunk_id
         for c in candidates
@@ -529,7 +531,11 @@ def _names_every_identifier(
 ) -> Callable[[Candidate], bool] | None:
     """Whether a candidate's chunk names every identifier of the question (``None`` when the
     question names none): for :func:`memdir.search.recency.latest_first`."""
-    tests = [term_matcher(t) for t in (profile.terms if profile else ()) if is_identifier_term(t)]
+    if profile is None:
+        return None
+    tests = [
+        term_holder(t, profile.bridges.get(t, ())) for t in profile.terms if is_identifier_term(t)
+    ]
     if not tests:
         return None
     return lambda c: c.chunk_id in rows and all(t(body(c.chunk_id)) for t in tests)
@@ -552,7 +558,7 @@ def _demote_the_unnamed(
     if profile is not None and profile.holds_identifier:
         held = [t for t in profile.terms if t not in profile.absent]
         for term in code_terms(query, held):
-            matches = term_matcher(term)
+            matches = term_holder(term, profile.bridges.get(term, ()))  # bill421: BILL-421
             tests.append(lambda cid, matches=matches: matches(body(cid)))
     for span in quoted:
         holds = holder(span)
@@ -912,7 +918,11 @@ def run_search(
     _demote_other_hours(candidates, rows, profile or words_profile)
     _demote_the_unnamed(candidates, rows, body, profile or words_profile, text, held_literals)
     named = asked_what
-    naming = _naming(named, candidates, rows, body) if named is not None else set()
+    naming = (
+        _naming(named, candidates, rows, body, profile or words_profile)
+        if named is not None
+        else set()
+    )
     if named is not None:
         for c in candidates:
             if c.chunk_id not in naming:

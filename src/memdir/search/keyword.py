@@ -445,6 +445,8 @@ def query_profile(
     quoted = _quoted_words(query)
     coded = {t for t in terms if t in quoted or is_identifier_term(t)}
     offered = _bridges(index, query, terms, quoted) if bridges else {}
+    for term, spelled in respellings(terms, quoted).items():
+        offered[term] = [*spelled, *offered.get(term, ())]
     pieces = _pieces(terms)  # an identifier's words
     # a bridge as FTS5 holds it: a katakana loanword is the phrase of its grams
     form = {w: bridge_term(w) for words in offered.values() for w in words}
@@ -735,6 +737,26 @@ def _bridges(
             if more:
                 offered[term] = list(dict.fromkeys([*more, *offered.get(term, [])]))
     return {term: words for term, words in offered.items() if term not in quoted}
+
+
+_GLUED = re.compile(r"([a-z]{2,})(\d{2,})")
+_SPACED = re.compile(r"([a-z]{2,}) (\d{2,})")
+
+
+def respellings(terms: Iterable[str], quoted: frozenset[str] = frozenset()) -> dict[str, list[str]]:
+    """The other way each ticket-like term is typed, to be held through when memory writes it
+    so: ``bill421`` for the ``BILL-421`` of the notes (``bill 421``), and ``mu 523`` (``MU-523``,
+    ``MU 523``) for their ``MU523``. Two letters or more, then two digits or more: not ``e5``,
+    ``utf8``. None for the ``quoted`` terms: code, meant as written."""
+    found: dict[str, list[str]] = {}
+    for term in terms:
+        if term in quoted:
+            continue
+        if m := _GLUED.fullmatch(term):
+            found[term] = [f"{m[1]} {m[2]}"]
+        elif m := _SPACED.fullmatch(term):
+            found[term] = [f"{m[1]}{m[2]}"]
+    return found
 
 
 ALIAS_PROBE = 20

@@ -319,17 +319,27 @@ def _identifiers(text: str) -> Iterator[re.Match[str]]:
     :func:`_is_identifier` says are one, and the hyphenated ones written as code, between
     backticks (`` `relay-workers` ``), as a long option (``--dry-run``) or as a channel, tag
     or handle (``#tw-hoshimi``, ``@ops-bot``), which a hyphenated word of prose (on-call) is
-    not."""
+    not; and a ticket typed with a space for its hyphen (``BILL 421``: :data:`_SPACED_CODE`)."""
     quoted = [m.span(1) for m in _BACKTICKED.finditer(text)]
     quoted += [m.span() for m in _LONG_OPTION.finditer(text)]
-    for match in _IDENTIFIER.finditer(text):
-        start, end = match.span()
-        if (
-            _is_identifier(match.group())
-            or (start and text[start - 1] in "#@")
-            or any(a <= start and end <= b for a, b in quoted)
-        ):
-            yield match
+    found = [
+        match
+        for match in _IDENTIFIER.finditer(text)
+        if _is_identifier(match.group())
+        or (match.start() and text[match.start() - 1] in "#@")
+        or any(a <= match.start() and match.end() <= b for a, b in quoted)
+    ]
+    spaced = [
+        m
+        for m in _SPACED_CODE.finditer(text)
+        if not any(f.start() < m.end() and m.start() < f.end() for f in found)
+    ]
+    yield from sorted([*found, *spaced], key=lambda m: m.start())
+
+
+# A ticket typed with a space for its hyphen (BILL 421, HNM 147, MU 523): capitals, then a
+# number of two digits or more that goes on to no time, path or version (JST 6:00, v 1.2).
+_SPACED_CODE = re.compile(r"(?<![0-9A-Za-z_.\-])[A-Z]{2,} \d{2,}(?![0-9A-Za-z_:/\-]|\.\d)")
 
 
 _BACKTICKED = re.compile(r"`([^`\n]+)`")
@@ -366,6 +376,11 @@ def identifier_spans(text: str) -> list[tuple[int, int]]:
     of pull requests or issues (``PR #482``, ``#17``), as ``(start, end)`` offsets."""
     spans = [m.span() for m in _IDENTIFIER.finditer(text) if _is_identifier(m.group())]
     spans += [m.span() for m in _NUMBERED.finditer(text)]
+    spans += [
+        m.span()
+        for m in _SPACED_CODE.finditer(text)
+        if not any(a < m.end() and m.start() < b for a, b in spans)
+    ]
     taken = [False] * (len(text) + 1)
     for a, b in spans:
         taken[a:b] = [True] * (b - a)
@@ -684,7 +699,8 @@ def term_matcher(term: str) -> Callable[[str], bool]:
     """A test of whether text made by :func:`match_text` holds ``term`` (a query term of
     :func:`fts_query_terms`): a CJK gram as it is (two kanji also with one kana of okurigana
     between them: 受取 in 受け取り), a word in any of its English forms as a whole word, an
-    identifier's words in order with only punctuation between them.
+    identifier's words in order with only punctuation or underscores between them (ops 1234 in
+    OPS-1234, proto 1026 in Proto_1026, as FTS5 reads them).
 
     Whether a chunk *holds* each term is asked of the few candidates FTS5 found, and this
     answers it without tokenising them again: an English word by ``str.find`` of the stem its
@@ -721,7 +737,7 @@ def term_matcher(term: str) -> Callable[[str], bool]:
     body = (
         "|".join(map(re.escape, _forms(term)))
         if len(parts) == 1
-        else "[^\\w]+".join(map(re.escape, parts))
+        else "[\\W_]+".join(map(re.escape, parts))
     )
     # An ASCII boundary: the whole-class lookbehind of _WORD_CHAR, tried at every position of
     # the text, made this 20x slower; a word next to a non-ASCII letter is rare enough.
