@@ -1040,6 +1040,33 @@ def test_the_beginning_middle_and_end_of_a_month() -> None:
     assert (start, end) == (0, 3)
 
 
+def test_a_day_of_the_month_named_as_people_say_it() -> None:
+    monday = date(2026, 11, 30)
+
+    def days(text: str) -> list[str]:
+        return sorted({d for _, _, d in named_days(text, monday, question=True)})
+
+    # the ordinal of a month, and Chinese numerals: that day, not the whole month or nothing
+    assert days("what did I do on the 3rd of September?") == days("九月三日做了什么") == ["--09-03"]
+    assert days("十一月二十号的会") == ["--11-20"] and days("九月三十一日") == []
+    # a day of a month named from today
+    assert days("上个月3号做了什么") == days("the 3rd of last month") == ["2026-10-03"]
+    assert days("지난달 3일에 뭐 했어?") == days("先月3日は何をした？") == ["2026-10-03"]
+    assert days("这个月的十五号") == days("this month on the 15th") == ["2026-11-15"]
+    assert days("上个月31号") == ["2026-10-31"] and days("上个月的工作") == [
+        f"2026-10-{d:02d}" for d in range(1, 32)
+    ]
+    # a day of the month alone: the latest such day up to today
+    assert days("3号做了什么？") == days("what did I do on the 3rd?") == ["2026-11-03"]
+    assert days("31号那天") == ["2026-10-31"] and days("十五号和老王吃饭") == ["2026-11-15"]
+    # … not a line of the metro, a floor, a building, or a count
+    for no_day in ("3号线坏了", "on the 3rd floor", "3号楼的会议室", "the 3rd time", "第3号方案"):
+        assert days(no_day) == [], no_day
+    # the day's words are one span: no term of the question
+    ((start, end, _),) = named_days("上个月3号做了什么", monday, question=True)
+    assert (start, end) == (0, 5)
+
+
 def test_the_part_of_a_day_a_question_names() -> None:
     def hours(text: str) -> tuple[int, int] | None:
         part = part_of_day(text)

@@ -13,7 +13,11 @@ week (``上个星期五做了什么？``, ``지난주 금요일에 뭐 했어?``
 its weekday of next week (``下周五有什么安排？``) asked the day or the week before, as a replayed
 conversation asks them; its weekday alone (``what did I do on Tuesday?``, ``周二做了什么？``) two
 to five days after; and in Chinese with the English date word written straight before it, as
-code-mixed questions are (``Sep 3的 standup 说了什么？``, ``yesterday做了什么？``). Then every week with a log, in nine frames that name it from a day of
+code-mixed questions are (``Sep 3的 standup 说了什么？``, ``yesterday做了什么？``); by the ordinal
+of its month (``what did I do on the 3rd of September?``) and in Chinese numerals
+(``九月三日做了什么？``); and as a day of the month alone two days after (``3号做了什么？``,
+``what did I do on the 3rd?``) and of last month on the 5th of the next (``上个月3号做了什么？``).
+Then every week with a log, in nine frames that name it from a day of
 a later week, of the week before or of itself (``what did I do last week?``, ``上周做了什么？``,
 ``先週は何をした？`` asked on the next Wednesday, ``what did I do two weeks ago?`` and
 ``上上周做了什么？`` on the Wednesday after that, ``what did I do this week?`` and ``这周的 standup
@@ -72,6 +76,11 @@ FRAMES = (
     ("{ko_weekday}요일에 뭐 했어?", ""),
     ("{mon} {day}的 standup 说了什么？", "standup"),
     ("yesterday做了什么？", ""),
+    ("what did I do on the {nth} of {month_name}?", ""),
+    ("{zh_month}月{zh_day}日做了什么？", ""),
+    ("what did I do on the {nth}?", ""),
+    ("{day}号做了什么？", ""),
+    ("上个月{day}号做了什么？", ""),
 )
 RELATIVE = {
     "what did I do yesterday?": 1,
@@ -88,10 +97,25 @@ RELATIVE = {
     "{ja_weekday}曜日に何をした？": 4,
     "{ko_weekday}요일에 뭐 했어?": 5,
     "yesterday做了什么？": 1,
+    "what did I do on the {nth}?": 2,
+    "{day}号做了什么？": 2,
+    "上个月{day}号做了什么？": "next month",
 }
 """Asked this many days after (``today``; before, when negative): the next morning, the same
 weekday a week on, the day before, a week before, or, for a weekday named alone (``what did I
-do on Tuesday?``), a few days after, within the week that follows."""
+do on Tuesday?``) or a day of the month alone (``3号做了什么？``), a few days after, within the
+week that follows; ``"next month"``: on the 5th of the month after (``上个月3号``)."""
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def _zh_number(n: int) -> str:
+    """一 … 三十一, as a date writes it in Chinese numerals."""
+    digits = "零一二三四五六七八九"
+    tens, ones = divmod(n, 10)
+    return ("" if tens < 2 else digits[tens]) + ("十" if tens else "") + (digits[ones] if ones else "")
 WEEK_FRAMES = (
     ("what did I do last week?", 9, ""),
     ("上周做了什么？", 9, ""),
@@ -159,9 +183,16 @@ def main() -> int:
                     ko_weekday="월화수목금토일"[day.weekday()],
                     ja_weekday="月火水木金土日"[day.weekday()],
                     en_weekday=day.strftime("%A"),
+                    nth=_ordinal(day.day),
+                    month_name=day.strftime("%B"),
+                    zh_month=_zh_number(day.month),
+                    zh_day=_zh_number(day.day),
                 )
                 after = RELATIVE.get(frame)
-                today = day + timedelta(days=after) if after else None
+                if after == "next month":
+                    today = (day.replace(day=28) + timedelta(days=8)).replace(day=5)
+                else:
+                    today = day + timedelta(days=after) if isinstance(after, int) else None
                 days.ask(frame, question, lambda h, p=path: h.path == p, day.isoformat(), today)
         weeks = Asked(mem, args.modes, [frame for frame, _, _ in WEEK_FRAMES], TOP)
         for monday in sorted({d - timedelta(days=d.weekday()) for d in texts}):

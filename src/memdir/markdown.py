@@ -167,6 +167,9 @@ _MONTHS = {
     for name in names
 }
 _MONTH_NAME = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_CJK_DIGITS = "一二三四五六七八九十"
+_CJK_DAY = "[一二三]?十[一二三四五六七八九]?|[一二三四五六七八九]"
+"""A day of the month in Chinese numerals (三, 十五, 二十三, 三十一)."""
 _WRITTEN_DATE = re.compile(
     # 2026/10/28, 2026年10月28日 (号), 2026년 10월 28일, 10/28, 10月28日, 10월 28일, Oct 28,
     # Oct 28, 2026, 28 Oct 2026: the forms people write in headings besides ISO. Not part of a
@@ -178,8 +181,10 @@ _WRITTEN_DATE = re.compile(
     r"(?![\d/.\-])"
     rf"|(?ai:\b(?P<mn>{_MONTH_NAME})\.?\s+(?P<d4>\d{{1,2}})(?:st|nd|rd|th)?\b"
     r"(?:,?\s+(?P<y4>\d{4})\b)?)"
-    rf"|(?ai:\b(?P<d5>\d{{1,2}})(?:st|nd|rd|th)?\s+(?P<mn5>{_MONTH_NAME})\b\.?"
+    rf"|(?ai:\b(?P<d5>\d{{1,2}})(?:(?:st|nd|rd|th)(?:\s+of)?)?\s+(?P<mn5>{_MONTH_NAME})\b\.?"
     r"(?:,?\s+(?P<y5>\d{4})\b)?)"
+    # 九月三日, 十一月二十号: in Chinese numerals
+    rf"|(?<![{_CJK_DIGITS}])(?P<m6>十[一二]?|[一二三四五六七八九])\s*月\s*(?P<d6>{_CJK_DAY})\s*[日号號]"
 )
 
 
@@ -257,6 +262,11 @@ def _written_day(m: re.Match[str]) -> str | None:
         if not weekday and _is_a_score(m):
             return None
         return _slash_day(m["m3"], m["d3"], weekday)
+    if m["m6"]:
+        month_number, day_number = _cjk_number(m["m6"]), _cjk_number(m["d6"])
+        if month_number is None or day_number is None:
+            return None
+        return _month_and_day(str(month_number), str(day_number))
     if m["mn"] is None and not m["mn5"][0].isupper():
         return None
     name, day, year = (m["mn"], m["d4"], m["y4"]) if m["mn"] else (m["mn5"], m["d5"], m["y5"])
@@ -733,11 +743,68 @@ def _named_months(text: str, today: date | None) -> list[tuple[int, int, str]]:
             if shift == 0:
                 continue  # 0 months ago
             if shift is None:
+                year, month = today.year, today.month - 1
                 days = _days_of_month(today.year, today.month, until=today)
             else:
                 year, month = divmod(today.year * 12 + today.month - 1 + shift, 12)
                 days = _days_of_month(year, month + 1)
+            if day := _day_of_the_month(text, m.start(), m.end()):
+                start, end, number = day
+                if number <= len(_days_of_month(year, month + 1)):
+                    found.append((start, end, date(year, month + 1, number).isoformat()))
+                continue
             found += _part_of_month(text, m.start(), m.end(), days)
+    return found
+
+
+_DAY_AFTER_MONTH = re.compile(
+    rf"\s*的?\s*(?P<d>\d{{1,2}}|{_CJK_DAY})\s*[号號日일](?!\d)"
+    r"|(?ai:\s+on\s+the\s+(?P<nth>\d{1,2})(?:st|nd|rd|th)\b)"
+)
+_NTH_OF = re.compile(r"(?ai:\bthe\s+(?P<d>\d{1,2})(?:st|nd|rd|th)\s+of\s+(?:the\s+)?)$")
+
+
+def _day_of_the_month(text: str, start: int, end: int) -> tuple[int, int, int] | None:
+    """``(start, end, day of the month)`` when a month named from today at ``start``–``end``
+    is followed by a day of it (上个月3号, 这个月的十五号, 지난달 3일) or preceded by one (the 3rd
+    of last month); ``None`` when not."""
+    after = _DAY_AFTER_MONTH.match(text, end)
+    before = _NTH_OF.search(text[max(0, start - 24) : start])
+    if after is not None:
+        number, end = after["d"] or after["nth"], after.end()
+    elif before is not None:
+        number, start = before["d"], start - len(before.group())
+    else:
+        return None
+    day = int(number) if number.isdigit() else _cjk_number(number)
+    return (start, end, day) if day and 1 <= day <= 31 else None
+
+
+_BARE_DAY = re.compile(
+    rf"(?<![\d月/.\-{_CJK_DIGITS}])(?P<d>\d{{1,2}}|{_CJK_DAY})\s*[号號]"
+    r"(?=那一?天|当天|當天|这天|這天|做|干|幹|有|在|去|见|見|跟|和|的|上午|下午|早上|中午|晚上"
+    r"|[？?，,。！!\s]|$)"
+    r"|(?ai:\bon\s+the\s+(?P<nth>\d{1,2})(?:st|nd|rd|th))(?=\s*(?:[?.,!;]|$))"
+)
+"""A day of the month named alone in a question: 3号做了什么？, 十五号那天, what did I do on the
+3rd? (not 3号线, 3号楼, on the 3rd floor)."""
+
+
+def _bare_day(text: str, today: date) -> list[tuple[int, int, str]]:
+    """``(start, end, day)`` for the days of the month a question names alone
+    (:data:`_BARE_DAY`): the latest such day up to ``today``, in this month or the one before."""
+    found = []
+    for m in _BARE_DAY.finditer(text):
+        number = m["nth"] or m["d"]
+        day = int(number) if number.isdigit() else _cjk_number(number)
+        if not day or not 1 <= day <= 31:
+            continue
+        year, month = today.year, today.month
+        if day > today.day:
+            year, month = divmod(year * 12 + month - 2, 12)
+            month += 1
+        if day <= len(_days_of_month(year, month)):
+            found.append((m.start(), m.end(), date(year, month, day).isoformat()))
     return found
 
 
@@ -1171,6 +1238,8 @@ def named_days(
     # 9月3日 is a day, not September; 2025年9月 a month, not 2025
     found += [d for d in _named_months(text, today) if not _overlaps(d[0], d[1], found)]
     found += [d for d in _named_years(text, today) if not _overlaps(d[0], d[1], found)]
+    if question and today is not None and not found:
+        found += _bare_day(text, today)  # 3号, on the 3rd: after 上个月3号, the 3rd of last month
     return sorted(found)
 
 
