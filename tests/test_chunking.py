@@ -1067,6 +1067,40 @@ def test_a_day_of_the_month_named_as_people_say_it() -> None:
     assert (start, end) == (0, 5)
 
 
+def test_a_week_a_half_or_a_day_of_a_month() -> None:
+    monday = date(2026, 11, 30)
+
+    def days(text: str) -> list[str]:
+        return sorted({d for _, _, d in named_days(text, monday, question=True)})
+
+    def sep(first: int, last: int) -> list[str]:
+        return [f"--09-{d:02d}" for d in range(first, last + 1)]
+
+    assert days("the first week of September") == days("9月第一周做了什么") == sep(1, 7)
+    assert days("9月の第2週") == days("9월 둘째 주") == days("9月的第二个星期") == sep(8, 14)
+    assert days("9月最后一周") == days("the last week of September") == sep(24, 30)
+    assert days("9月の最終週") == days("9월 마지막 주") == sep(24, 30)
+    assert days("9月上半月") == days("the first half of September") == sep(1, 15)
+    assert days("9月の後半") == days("the second half of September") == sep(16, 30)
+    assert (
+        days("the last day of August") == days("8月最后一天") == days("8月の最終日") == ["--08-31"]
+    )
+    assert days("9月第一天") == days("9월 첫날") == ["--09-01"]
+    # the nth or last of a weekday: the month as the latest such up to today
+    assert days("the last Friday of October") == days("10月最后一个周五") == ["2026-10-30"]
+    assert days("last Monday of October") == days("10月の最終月曜日") == ["2026-10-26"]
+    assert days("9月第一个周一") == days("9月の第1月曜日") == ["2026-09-07"]
+    # … of a month named from today too; and "last week" / "last Monday" there are no
+    # week or day before this one
+    assert (
+        days("the last week of last month")
+        == days("上个月最后一周")
+        == [f"2026-10-{d}" for d in range(25, 32)]
+    )
+    assert days("what did I do last week?") == [f"2026-11-{d}" for d in range(23, 30)]
+    assert days("last Monday") == ["2026-11-23"]
+
+
 def test_the_part_of_a_day_a_question_names() -> None:
     def hours(text: str) -> tuple[int, int] | None:
         part = part_of_day(text)

@@ -15,7 +15,9 @@ question is answered when each day of the range that has a log has a chunk among
 so it is no test half. Then the beginning, middle and end of every month with two logs or more
 in that part (days 1–10, 11–20, 21–31), in three frames each (``9月初做了什么？``, ``what did I
 do in mid-September?``, ``9月末は何をした？``), on the day after the newest log: are the first
-:data:`PART_TOP` results all of that part? Then the morning, afternoon and evening of every log
+:data:`PART_TOP` results all of that part? So too its weeks (days 1–7, 8–14, 15–21, 22–28, the
+last seven) and halves (1–15, the rest), in three frames each (``9月第一周做了什么？``, ``what did
+I do in the last week of October?``, ``9월 둘째 주에 뭐 했어?``, ``9月の後半は何をした？``). Then the morning, afternoon and evening of every log
 with timed entries in two of them or more (``9月3日上午做了什么？``, ``what did I do on the
 afternoon of Sep 3?``, ``昨晚做了什么？`` the day after), and each hour from 8:00 to 21:00 it
 holds one timed entry in, by the clock (``what was I doing at 3pm on Sep 3?``, ``9月3日下午3点在
@@ -26,6 +28,7 @@ floor. Writes
 
 from __future__ import annotations
 
+import calendar
 import re
 import sys
 from collections.abc import Sequence
@@ -68,6 +71,17 @@ PARTS = {  # the days of a month its beginning, middle and end name, and how the
     (21, 31): ("{m}月底做了什么？", "what did I do at the end of {month}?", "{m}月末は何をした？"),
 }
 PART_TOP = 3
+SECTIONS = {  # a week or a half of a month: its days (of a month of n days), and how it is asked
+    "week 1": (lambda n: (1, 7), ("{m}月第一周做了什么？", "what did I do in the first week of {month}?", "{m}月の第1週は何をした？")),
+    "week 2": (lambda n: (8, 14), ("{m}月的第二周做了什么？", "what did I do in the second week of {month}?", "{m}월 둘째 주에 뭐 했어?")),
+    "week 3": (lambda n: (15, 21), ("{m}月第三个星期做了什么？", "what did I do in the third week of {month}?", "{m}月の第3週は何をした？")),
+    "week 4": (lambda n: (22, 28), ("{m}月第四周做了什么？", "what did I do in the fourth week of {month}?", "{m}월 넷째 주에 뭐 했어?")),
+    "last week": (lambda n: (n - 6, n), ("{m}月最后一周做了什么？", "what did I do in the last week of {month}?", "{m}月の最終週は何をした？")),
+    "half 1": (lambda n: (1, 15), ("{m}月上半月做了什么？", "what did I do in the first half of {month}?", "{m}月の前半は何をした？")),
+    "half 2": (lambda n: (16, n), ("{m}月下半月做了什么？", "what did I do in the second half of {month}?", "{m}月の後半は何をした？")),
+}  # fmt: skip
+"""Asked as the parts are, on the day after the newest log, of each month with two logs or
+more in the section."""
 DAY_PARTS = {  # the hours of a part of a day, and how it is asked
     (5, 12): (
         "{m}月{d}日上午做了什么？",
@@ -159,6 +173,35 @@ def main() -> int:
             for frame in PARTS[(low, high)]:
                 question = frame.format(m=month, month=name)
                 parted.ask_all(frame, question, within, f"{year}-{month:02d} {low}–{high}", today)
+        sectioned = Asked(mem, args.modes, [f for _, fs in SECTIONS.values() for f in fs], PART_TOP)
+        sections = 0
+        for year, month in sorted({(d.year, d.month) for d in logs}):
+            length = calendar.monthrange(year, month)[1]
+            for name, (span_of, section_frames) in SECTIONS.items():
+                low, high = span_of(length)
+                held = [
+                    d for d in logs if (d.year, d.month) == (year, month) and low <= d.day <= high
+                ]
+                if len(held) < 2:
+                    continue
+                sections += 1
+
+                def inside(
+                    results: Sequence[Any],
+                    y: int = year,
+                    mo: int = month,
+                    a: int = low,
+                    b: int = high,
+                ) -> bool:
+                    dated = [r.date for r in results if r.date]
+                    return bool(dated) and all(
+                        (int(d[:4]), int(d[5:7])) == (y, mo) and a <= int(d[8:10]) <= b
+                        for d in dated
+                    )
+
+                for frame in section_frames:
+                    question = frame.format(m=month, month=date(year, month, 1).strftime("%B"))
+                    sectioned.ask_all(frame, question, inside, f"{year}-{month:02d} {name}", today)
         day_frames = [*(f for part in DAY_PARTS.values() for f in part), *CLOCK]
         timed = Asked(mem, args.modes, day_frames, 1)
         days_asked = 0
@@ -218,6 +261,7 @@ def main() -> int:
                     )
     asked.print(f"{ranges} ranges of three days around a day with a log")
     parted.print(f"{parts} beginnings, middles and ends of months with two logs or more")
+    sectioned.print(f"{sections} weeks and halves of months with two logs or more")
     timed.print(f"{days_asked} logs with timed entries in two parts of the day or more")
     out = args.out or RESULTS_DIR / f"{results_name(args.memory, 'ranges')}.json"
     write_probe(
@@ -234,6 +278,9 @@ def main() -> int:
             "part_questions": parted.asked,
             "part_top": PART_TOP,
             "parts_missed": parted.missed,
+            "sections": sections,
+            "section_questions": sectioned.asked,
+            "sections_missed": sectioned.missed,
             "timed_days": days_asked,
             "day_part_questions": timed.asked,
             "day_parts_missed": timed.missed,

@@ -318,7 +318,7 @@ _RELATIVE_DAY = re.compile(
     r"(?ai:\b(?P<back2>the\s+day\s+before\s+yesterday)\b|\b(?P<back1>yesterday|last\s+night)\b"
     r"|\b(?P<back0>today|tonight|this\s+(?:morning|afternoon|evening))\b"
     r"|\b(?P<ahead2>the\s+day\s+after\s+tomorrow)\b"
-    rf"|\b(?P<ahead1>tomorrow)\b|\blast\s+(?P<en>{_EN_WEEKDAY})day\b"
+    rf"|\b(?P<ahead1>tomorrow)\b|\blast\s+(?P<en>{_EN_WEEKDAY})day\b(?!\s+(?:of|in)\s)"
     rf"|\bthis\s+(?P<en_this>{_EN_WEEKDAY})day\b)"
     r"|(?P<zh2>(?<!大)前天|一昨日|おととい|그저께|그제)|(?P<zh1>昨天|昨日|昨晚|昨夜|きのう|ゆうべ|어제|어젯밤)"
     r"|(?P<zh0>今天|今日|今早|今晚|今朝|今夜|今晩|きょう|오늘)"
@@ -435,7 +435,7 @@ _RELATIVE_WEEK = re.compile(
     # last / this / next week, 上周 / 这周 / 下周, 先週 / 今週 / 来週, 지난주 / 이번 주 / 다음 주
     # (not 上周五: a day); the week before last, 上上周, 先々週, 지지난주
     r"(?ai:\b(?P<before_last>the\s+week\s+before\s+last)\b"
-    r"|\b(?:(?P<last>last)|this|(?P<next>next))\s+week\b)"
+    r"|\b(?:(?P<last>last)|this|(?P<next>next))\s+week\b(?!\s+(?:of|in)\s))"
     rf"|(?:(?P<zh_before_last>上(?:{_ZH_LAST_WEEK})|先[々先]週|지지난\s?주)"
     rf"|(?P<zh_last>(?<!上)(?:{_ZH_LAST_WEEK})|先週|(?<!지)지난\s?주)|{_ZH_THIS_WEEK}|今週|이번\s?주"
     rf"|(?P<zh_next>{_ZH_NEXT_WEEK}|来週|다음\s?주))"
@@ -707,7 +707,7 @@ _MONTH_WORD = re.compile(
     rf"(?ai:\b(?:in|during|since|until|through|throughout|early|late|mid|of)\s+|\bmid-)"
     rf"(?P<name>(?i:{_MONTH_NAME}))(?![A-Za-z0-9])\.?(?:,?\s+(?P<year>\d{{4}})(?!\d))?(?!\s*\d)"
     # 9月, 9月份, 2026年9月, 9월, 2026년 9월: a month and no day
-    r"|(?<![\d/.\-])(?:(?P<cjk_year>\d{4})\s*[年년]\s*)?(?P<cjk>\d{1,2})\s*[月월](?:份)?(?!\s*\d)"
+    r"|(?<![\d/.\-])(?:(?P<cjk_year>\d{4})\s*[年년]\s*)?(?P<cjk>\d{1,2})\s*[月월](?:份)?(?!\s*\d|曜)"
 )
 
 
@@ -736,7 +736,7 @@ def _named_months(text: str, today: date | None) -> list[tuple[int, int, str]]:
             start = m.start()
         if 1 <= month <= 12:
             days = _days_of_month(int(year) if year else None, month)
-            found += _part_of_month(text, start, m.end(), days)
+            found += _part_of_month(text, start, m.end(), days, today)
     if today is not None:
         for m in _RELATIVE_MONTH.finditer(text):
             shift = _shift(m)
@@ -753,7 +753,7 @@ def _named_months(text: str, today: date | None) -> list[tuple[int, int, str]]:
                 if number <= len(_days_of_month(year, month + 1)):
                     found.append((start, end, date(year, month + 1, number).isoformat()))
                 continue
-            found += _part_of_month(text, m.start(), m.end(), days)
+            found += _part_of_month(text, m.start(), m.end(), days, today)
     return found
 
 
@@ -823,10 +823,115 @@ _PARTS = {"early": (1, 10), "mid": (11, 20), "late": (21, 31)}
 """The days of a month its beginning, middle and end name (上旬, 中旬, 下旬)."""
 
 
-def _part_of_month(text: str, start: int, end: int, days: list[str]) -> list[tuple[int, int, str]]:
+_ORDINAL_WORDS = {
+    **dict.fromkeys(("first", "1st", "一", "1", "１", "첫째", "첫"), 1),
+    **dict.fromkeys(("second", "2nd", "二", "2", "２", "둘째"), 2),
+    **dict.fromkeys(("third", "3rd", "三", "3", "３", "셋째"), 3),
+    **dict.fromkeys(("fourth", "4th", "四", "4", "４", "넷째"), 4),
+}
+_SECTION_AFTER = re.compile(
+    # 9月第一周, 9月的第2个星期, 9月の第1週, 9월 첫째 주; 10月最后一周, 10月の最終週, 10월 마지막 주;
+    # 9月第一个周一, 9月の第1月曜日; 10月最后一个周五, 10月の最終金曜日, 10月最後の金曜日;
+    # 9月上半月 / 下半月, 9月の前半 / 後半; 8月最后一天, 8月の最終日 / 末日, 8월 마지막 날, 9月第一天
+    rf"\s*(?:的|の)?\s*(?:第\s*(?P<n>[一二三四1-4１-４])\s*[个個]?"
+    rf"(?:(?:{_ZH_WEEK_WORD})(?P<n_wd>[一二三四五六日天])?|(?P<n_ja_wd>[月火水木金土日])曜日?|週)"
+    rf"|(?:最后一?[个個]?|最後の?|最終)(?:(?:{_ZH_WEEK_WORD})(?P<last_wd>[一二三四五六日天])?"
+    r"|(?P<last_ja_wd>[月火水木金土日])曜日?|週|(?P<last_day>一?天|日))"
+    r"|(?P<first_day>第一天|初日|最初の日)|(?P<end_day>末日)"
+    r"|(?P<first_half>上半月|前半)|(?P<second_half>下半月|後半)"
+    r"|(?P<ko_n>첫째|첫|둘째|셋째|넷째)\s?주(?![가-힣])|(?P<ko_last>마지막)\s?주(?![가-힣])"
+    r"|(?P<ko_first_day>첫\s?날)|(?P<ko_last_day>마지막\s?날))"
+)
+_SECTION_BEFORE = re.compile(
+    # the first week of September, the last week of last month, the second half of October,
+    # the last day of August, the first Monday of September, (the) last Friday of October
+    r"(?ai:(?:\bthe\s+|\b(?=last\s))(?:(?P<n>first|second|third|fourth|1st|2nd|3rd|4th)"
+    r"|(?P<last>last))\s+(?:(?P<week>week)|(?P<half>half)|(?P<day>day)"
+    rf"|(?P<wd>{_EN_WEEKDAY})day)\s+(?:of|in)\s+(?:the\s+)?)$"
+)
+
+
+def _section(text: str, start: int, end: int) -> tuple[int, int, str, int] | None:
+    """``(start, end, kind, n)`` when words just after or before a month at ``start``–``end``
+    name a week of it (kind ``week``, n 1–4 or −1 for the last), a half (``half``, 1 or 2),
+    its first or last day (``day``, 1 or −1) or the nth or last of a weekday in it (``weekday``,
+    n·10 + the weekday's number); the span taking them in."""
+    if m := _SECTION_AFTER.match(text, end):
+        g = m.groupdict()
+        end = m.end()
+        if g["n"]:
+            n = _ORDINAL_WORDS[g["n"]]
+            wd = g["n_wd"] or g["n_ja_wd"]
+            return (
+                (start, end, "weekday", n * 10 + _WEEKDAY_NUMBER[wd])
+                if wd
+                else (
+                    start,
+                    end,
+                    "week",
+                    n,
+                )
+            )
+        if g["last_wd"] or g["last_ja_wd"]:
+            return start, end, "weekday", -10 + _WEEKDAY_NUMBER[g["last_wd"] or g["last_ja_wd"]]
+        if g["last_day"] or g["end_day"] or g["ko_last_day"]:
+            return start, end, "day", -1
+        if g["first_day"] or g["ko_first_day"]:
+            return start, end, "day", 1
+        if g["first_half"] or g["second_half"]:
+            return start, end, "half", 1 if g["first_half"] else 2
+        if g["ko_n"]:
+            return start, end, "week", _ORDINAL_WORDS[g["ko_n"]]
+        return start, end, "week", -1  # 最后一周, 最終週, 마지막 주
+    if m := _SECTION_BEFORE.search(text, max(0, start - 32), start):
+        n = -1 if m["last"] else _ORDINAL_WORDS[m["n"].lower()]
+        start = m.start()
+        if m["week"]:
+            return start, end, "week", n
+        if m["half"]:
+            return start, end, "half", 2 if n in (-1, 2) else 1
+        if m["day"]:
+            return start, end, "day", 1 if n == 1 else -1
+        return start, end, "weekday", n * 10 + _WEEKDAY_NUMBER[m["wd"].lower()]
+    return None
+
+
+def _days_of_section(days: list[str], kind: str, n: int, today: date | None) -> list[str]:
+    """The ``days`` of a month (in order) that a :func:`_section` names: days 1–7, 8–14,
+    15–21, 22–28 or the last seven for a week, 1–15 or the rest for a half; the nth or last
+    of a weekday only when the month's year is known (or is the latest such month up to
+    ``today``), else all of them."""
+    if kind == "week":
+        return days[-7:] if n < 0 else days[(n - 1) * 7 : n * 7]
+    if kind == "half":
+        return days[:15] if n == 1 else days[15:]
+    if kind == "day":
+        return days[:1] if n == 1 else days[-1:]
+    first = days[0]
+    if first.startswith("--"):
+        if today is None:
+            return days
+        first = _latest_by(first, today)
+    year = int(first[:4])
+    weekday = n % 10 if n > 0 else n + 10
+    matching = [
+        day for day in days if date(year, int(day[-5:-3]), int(day[-2:])).weekday() == weekday
+    ]
+    picked = matching[-1:] if n < 0 else matching[n // 10 - 1 : n // 10]
+    return [f"{year}{day[-6:]}" if day.startswith("--") else day for day in picked]
+
+
+def _part_of_month(
+    text: str, start: int, end: int, days: list[str], today: date | None = None
+) -> list[tuple[int, int, str]]:
     """``(start, end, day)`` for the ``days`` of a month ``text`` names at ``start``–``end``,
     or of the part of it a word just after or before the month names (9月初, 9月底, early
-    September, the end of last month: :data:`_PARTS`), the span taking that word in."""
+    September, the end of last month: :data:`_PARTS`; the first week of September, 9月第一周,
+    10月最后一周, the second half of October, 8月最后一天, the last Friday of October:
+    :func:`_section`), the span taking that word in."""
+    if section := _section(text, start, end):
+        start, end, kind, n = section
+        return [(start, end, day) for day in _days_of_section(days, kind, n, today)]
     part = None
     if after := _PART_AFTER.match(text, end):
         part, end = after.lastgroup, after.end()
