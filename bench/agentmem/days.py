@@ -115,7 +115,11 @@ def _zh_number(n: int) -> str:
     """一 … 三十一, as a date writes it in Chinese numerals."""
     digits = "零一二三四五六七八九"
     tens, ones = divmod(n, 10)
-    return ("" if tens < 2 else digits[tens]) + ("十" if tens else "") + (digits[ones] if ones else "")
+    return (
+        ("" if tens < 2 else digits[tens]) + ("十" if tens else "") + (digits[ones] if ones else "")
+    )
+
+
 WEEK_FRAMES = (
     ("what did I do last week?", 9, ""),
     ("上周做了什么？", 9, ""),
