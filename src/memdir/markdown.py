@@ -861,17 +861,9 @@ def _section(text: str, start: int, end: int) -> tuple[int, int, str, int] | Non
         end = m.end()
         if g["n"]:
             n = _ORDINAL_WORDS[g["n"]]
-            wd = g["n_wd"] or g["n_ja_wd"]
-            return (
-                (start, end, "weekday", n * 10 + _WEEKDAY_NUMBER[wd])
-                if wd
-                else (
-                    start,
-                    end,
-                    "week",
-                    n,
-                )
-            )
+            if wd := g["n_wd"] or g["n_ja_wd"]:
+                return start, end, "weekday", n * 10 + _WEEKDAY_NUMBER[wd]
+            return start, end, "week", n
         if g["last_wd"] or g["last_ja_wd"]:
             return start, end, "weekday", -10 + _WEEKDAY_NUMBER[g["last_wd"] or g["last_ja_wd"]]
         if g["last_day"] or g["end_day"] or g["ko_last_day"]:
