@@ -1101,6 +1101,30 @@ def test_a_week_a_half_or_a_day_of_a_month() -> None:
     assert days("last Monday") == ["2026-11-23"]
 
 
+def test_a_holiday_a_question_names_by_its_tense() -> None:
+    monday = date(2026, 11, 30)
+
+    def days(text: str, today: date = monday) -> list[str]:
+        return sorted({d for _, _, d in named_days(text, today, question=True)})
+
+    national_day = [f"2026-10-0{d}" for d in range(1, 8)]
+    assert days("国庆去哪玩了？") == days("十一假期去了哪") == national_day
+    assert days("What did I do over the National Day holiday?") == national_day
+    assert days("国庆有什么安排？", date(2026, 9, 20)) == national_day  # the next one
+    assert days("万圣节那天做了什么") == days("ハロウィンに何をした？") == ["2026-10-31"]
+    assert days("双十一买了什么") == ["2026-11-11"]
+    assert days("圣诞节有什么安排？") == ["2026-12-24", "2026-12-25", "2026-12-26"]
+    assert days("what did I do over Christmas?") == ["2025-12-24", "2025-12-25", "2025-12-26"]
+    assert days("元旦有什么计划") == ["2027-01-01"] and days("元旦做了什么") == ["2026-01-01"]
+    # a habit names no day; nor does a street, or November
+    assert days("国庆一般去哪？") == [] and days("五一路那家店做了什么") == []
+    assert days("Which train does Mo take for the National Day holiday?") == []
+    # months in Chinese numerals
+    assert days("十一月做了什么") == [f"--11-{d:02d}" for d in range(1, 31)]
+    assert days("九月份的工作") == [f"--09-{d:02d}" for d in range(1, 31)]
+    assert days("一个月做了什么") == []
+
+
 def test_the_part_of_a_day_a_question_names() -> None:
     def hours(text: str) -> tuple[int, int] | None:
         part = part_of_day(text)

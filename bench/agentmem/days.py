@@ -30,6 +30,9 @@ Sunday, in nine frames (``what did I do last weekend?``, ``上周末做了什么
 ``这个周末做了什么？`` on its Sunday, ``what did I do over the weekend?`` and ``周末做了什么？`` on
 the Monday after, ``週末は何をした？`` on the Tuesday): is a chunk of one of its two days among
 the first three?
+Then every holiday of a fixed day a log falls in (国庆, Halloween, 双十一, Christmas), in two
+or three frames asked the day after it (``国庆期间做了什么？``, ``what did I do on Halloween?``):
+is a chunk of its days among the first three?
 Then every month, in eleven frames (``9月做了什么？``,
 ``9월에 뭐 했어?``, ``last month``, ``两个月前做了什么？``, ``下个月有什么安排？`` …). It uses no question of the bench, so
 it is no test half. No score floor.
@@ -165,6 +168,14 @@ MONTH_FRAMES = (
 """A question naming a month, and the day it is asked (days after the month's first, or before
 it when negative; ``None``:
 any day, as a month named by name needs none)."""
+HOLIDAY_FRAMES = {
+    # a holiday of a fixed day (its first day, days), asked the day after it ends
+    ((10, 1), 7): ("国庆期间做了什么？", "what did I do over the National Day holiday?", "十一假期去了哪？"),
+    ((10, 31), 1): ("万圣节那天做了什么？", "what did I do on Halloween?", "ハロウィンに何をした？"),
+    ((11, 11), 1): ("双十一那天做了什么？", "what did I do on Singles' Day?"),
+    ((12, 24), 3): ("圣诞节做了什么？", "what did I do over Christmas?", "クリスマスは何をした？"),
+}  # fmt: skip
+"""The holidays of a fixed day asked about in every year a log falls in them."""
 TOP = 3
 
 
@@ -232,10 +243,23 @@ def main() -> int:
                 months.ask(
                     frame, question, lambda h, m=month: (h.date or "")[:7] == m, month, today
                 )
+        holidays = Asked(mem, args.modes, [f for fs in HOLIDAY_FRAMES.values() for f in fs], TOP)
+        for ((month, first_day), length), frames in HOLIDAY_FRAMES.items():
+            for year in sorted({d.year for d in texts}):
+                first = date(year, month, first_day)
+                held = {(first + timedelta(n)).isoformat() for n in range(length)}
+                if not any(d.isoformat() in held for d in texts):
+                    continue
+                today = first + timedelta(days=length)
+                for frame in frames:
+                    holidays.ask(
+                        frame, frame, lambda h, w=held: h.date in w, first.isoformat(), today
+                    )
     days.print(f"{len(texts)} daily logs")
     weeks.print("\nweeks")
     weekends.print("\nweekends")
     months.print("\nmonths")
+    holidays.print("\nholidays")
     out = args.out or RESULTS_DIR / f"{results_name(args.memory, 'days')}.json"
     write_probe(
         out,
@@ -253,6 +277,8 @@ def main() -> int:
             "weekends_missed": weekends.missed,
             "month_questions": months.asked,
             "months_missed": months.missed,
+            "holiday_questions": holidays.asked,
+            "holidays_missed": holidays.missed,
         },
     )
     return 0

@@ -664,6 +664,67 @@ def _asked_weekend(text: str, today: date) -> list[tuple[int, int, str]]:
     return [(m.start(), m.end(), day.isoformat()) for day in days]
 
 
+_HOLIDAYS = (
+    # (how it is written, its first day, how many days)
+    (
+        r"国庆|國慶|十一(?:假期|长假|長假|黄金周|黃金週)|(?ai:\bnational\s+day\s+(?:holiday|break)s?\b)",
+        (10, 1),
+        7,
+    ),
+    (
+        r"五一(?:假期|长假|長假|劳动节|勞動節)?(?![路街号號])|劳动节|勞動節|(?ai:\bmay\s+day\b)",
+        (5, 1),
+        5,
+    ),
+    (r"元旦|元日|(?ai:\bnew\s+year'?s\s+day\b)", (1, 1), 1),
+    (r"跨年|大晦日|(?ai:\bnew\s+year'?s\s+eve\b)", (12, 31), 1),
+    (r"平安夜|クリスマスイブ|(?ai:\bchristmas\s+eve\b)|크리스마스\s?이브", (12, 24), 1),
+    (
+        r"圣诞|聖誕|クリスマス(?!イブ)|크리스마스(?!\s?이브)|(?ai:\b(?:christmas|xmas)\b(?!\s+eve))",
+        (12, 24),
+        3,
+    ),
+    (r"情人节|情人節|バレンタイン|발렌타인|(?ai:\bvalentine'?s\b)", (2, 14), 1),
+    (r"万圣节|萬聖節|ハロウィン|핼러윈|할로윈|(?ai:\bhalloween\b)", (10, 31), 1),
+    (r"双十一|雙十一|双11|雙11|(?ai:\bsingles'?\s+day\b)", (11, 11), 1),
+    (r"ゴールデンウィーク", (4, 29), 7),
+    (r"お盆", (8, 13), 4),
+)
+"""The holidays of a fixed day of the year a question may name (not 春节, 中秋 or 추석, whose
+day moves with the lunar calendar): 国庆 is 1–7 October, 五一 1–5 May, Christmas 24–26
+December, ゴールデンウィーク 29 April – 5 May, お盆 13–16 August."""
+_HOLIDAY = re.compile(
+    "|".join(f"(?P<h{i}>{pattern})" for i, (pattern, _, _) in enumerate(_HOLIDAYS))
+)
+
+
+def is_holiday(text: str) -> bool:
+    """Whether ``text`` is the name of a holiday of :data:`_HOLIDAYS` (国庆, Christmas): a word
+    notes write too, unlike yesterday or 9/3, so a question keeps it as a term as well."""
+    return _HOLIDAY.fullmatch(text) is not None
+
+
+def _asked_holiday(text: str, today: date) -> list[tuple[int, int, str]]:
+    """``(start, end, day)`` for the days of each holiday a question names (:data:`_HOLIDAYS`),
+    by its tense as a weekend alone (:func:`_asked_weekend`): the latest to have begun by
+    today, or the next not yet over; none when it has neither tense (``国庆一般去哪？``)."""
+    ahead = _AHEAD.search(text) is not None
+    if not ahead and _PAST.search(text) is None:
+        return []
+    found = []
+    for m in _HOLIDAY.finditer(text):
+        _, (month, day), length = _HOLIDAYS[int((m.lastgroup or "h0")[1:])]
+        first = date(today.year, month, day)
+        if ahead and first + timedelta(days=length - 1) < today:
+            first = first.replace(year=today.year + 1)
+        elif not ahead and first > today:
+            first = first.replace(year=today.year - 1)
+        found += [
+            (m.start(), m.end(), (first + timedelta(days=n)).isoformat()) for n in range(length)
+        ]
+    return found
+
+
 _EN_COUNTS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 _CJK_COUNTS = "一二三四五六七八九十"
 _COUNTS = {
@@ -708,6 +769,9 @@ _MONTH_WORD = re.compile(
     rf"(?P<name>(?i:{_MONTH_NAME}))(?![A-Za-z0-9])\.?(?:,?\s+(?P<year>\d{{4}})(?!\d))?(?!\s*\d)"
     # 9月, 9月份, 2026年9月, 9월, 2026년 9월: a month and no day
     r"|(?<![\d/.\-])(?:(?P<cjk_year>\d{4})\s*[年년]\s*)?(?P<cjk>\d{1,2})\s*[月월](?:份)?(?!\s*\d|曜)"
+    # 九月, 十一月份: in Chinese numerals (not 一个月, 九月三日)
+    rf"|(?<![{_CJK_DIGITS}\d第])(?P<cjk_word>十[一二]?|[一二三四五六七八九])月(?:份)?"
+    rf"(?![{_CJK_DIGITS}\d日号號曜])"
 )
 
 
@@ -731,6 +795,9 @@ def _named_months(text: str, today: date | None) -> list[tuple[int, int, str]]:
         if m["name"]:
             month, year = _MONTHS[m["name"].lower()], m["year"]
             start = m.start("name")
+        elif m["cjk_word"]:
+            month, year = _cjk_number(m["cjk_word"]) or 0, None
+            start = m.start()
         else:
             month, year = int(m["cjk"]), m["cjk_year"]
             start = m.start()
@@ -1335,8 +1402,12 @@ def named_days(
     # 9月3日 is a day, not September; 2025年9月 a month, not 2025
     found += [d for d in _named_months(text, today) if not _overlaps(d[0], d[1], found)]
     found += [d for d in _named_years(text, today) if not _overlaps(d[0], d[1], found)]
-    if question and today is not None and not found:
-        found += _bare_day(text, today)  # 3号, on the 3rd: after 上个月3号, the 3rd of last month
+    if question and today is not None:
+        found += [d for d in _asked_holiday(text, today) if not _overlaps(d[0], d[1], found)]
+        if not found:
+            found += _bare_day(
+                text, today
+            )  # 3号, on the 3rd: after 上个月3号, the 3rd of last month
     return sorted(found)
 
 

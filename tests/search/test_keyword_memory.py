@@ -6,6 +6,7 @@ score floor (search.min_score = .35), in keyword mode.
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
 from memdir import Memory
@@ -155,3 +156,24 @@ def test_a_ticket_is_found_however_it_is_typed(tmp_path: Path) -> None:
         # a ticket memory does not hold is still one it lacks
         assert _paths(mem, "bill999") == []
         assert mem.search("bill999", mode="keyword").not_in_memory == ("bill999",)
+
+
+def test_a_holiday_is_its_days_and_still_a_word(tmp_path: Path) -> None:
+    files = {
+        f"memory/2026-10-{d:02d}.md": f"# 2026-10-{d:02d}\n\n### 10:00 - note\n{text}\n"
+        for d, text in (
+            (3, "在杭州爬了北高峰，晚上吃了片儿川。"),
+            (12, "周会，对了一下 Q4 的 OKR。"),
+            (20, "写了季度总结的初稿。"),
+        )
+    }
+    files["memory/2026-09-28.md"] = (
+        "# 2026-09-28\n\n### 09:00 - 计划\n国庆的高铁票买好了：10/1 G7311。\n"
+    )
+    with Memory(write_notes(tmp_path, files), overrides=KEYWORD_ONLY) as mem:
+        # the holiday's logs say nothing of it: its days find them
+        hits = mem.search("国庆去哪玩了？", mode="keyword", min_score=0, today=date(2026, 11, 30))
+        assert {h.path for h in hits[:2]} == {"memory/2026-10-03.md", "memory/2026-09-28.md"}
+        # and the note naming it is still found by the word
+        hits = mem.search("国庆的高铁买了吗", mode="keyword", today=date(2026, 11, 30))
+        assert hits.results[0].path == "memory/2026-09-28.md"

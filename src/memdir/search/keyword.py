@@ -11,7 +11,7 @@ from datetime import date
 from memdir.chunking import embed_input
 from memdir.index import ChunkRow, KeywordRow
 from memdir.index.backend import IndexBackend
-from memdir.markdown import named_days, part_of_day
+from memdir.markdown import is_holiday, named_days, part_of_day
 from memdir.search.mentions import naming_chunks
 from memdir.text import (
     aliases,
@@ -425,7 +425,7 @@ def query_profile(
                 aside.update(found)
     hours = None
     if days:  # the words of a day are no terms: "3" of "Aug 3" is no number the notes hold
-        cut = [(a, b) for a, b, _ in days]
+        cut = [(a, b) for a, b, _ in days if not is_holiday(query[a:b])]  # 国庆: notes say it
         if part := part_of_day(query):  # nor are 上午 or the afternoon of it (notes write 10:30)
             cut += part.spans
             hours = part.hours
