@@ -9,7 +9,8 @@ way (和老王吃了…, Ken 说…). An agent asks in the other form as often (
 working on?", 石田さんは最近何をしていますか？). The pairs are found here with a pattern of this
 probe's own (a Han name of two to four characters beside one to three capitalised words, one in
 brackets after the other, or side by side in a table cell), not with memdir's; the rarer form
-(fewer chunks hold it) is asked in four frames. A hit is a result that names the person in the
+(fewer chunks hold it) is asked in four frames, and a Latin name of two words in the other order
+(Tao Wang) in a fifth. A hit is a result that names the person in the
 other form and not in the asked one (a note the asked form alone could not reach). Each
 question is asked twice: as memdir searches, and with the declarations ignored
 (``memdir.search.keyword._declared`` returning none), so the two can be compared in one run.
@@ -42,6 +43,7 @@ FRAMES = (
     "Has {n} been busy lately?",  # the sentence's capital before the name
     "{n}最近在忙什么？",
     "{n}さんは最近何をしていますか？",
+    "What has {r} been working on?",  # a Latin name of two words, in the other order
 )
 TOP = 3
 _HAN = r"[\u4e00-\u9fff\u3005]{2,4}"
@@ -83,12 +85,16 @@ def main() -> int:
                 text = match_text("\n".join(lines[h.start_line - 1 : h.end_line]))
                 return c(text) and not r(text)
 
+            words = rare.split()
             for frame in FRAMES:
-                asked.ask(frame, frame.format(n=rare), hit, f"{rare} → {common}")
+                if "{r}" in frame and (len(words) != 2 or not rare.isascii()):
+                    continue  # Wang Tao as Tao Wang, Sato Kenta as Kenta Sato
+                question = frame.format(n=rare, r=" ".join(reversed(words)))
+                asked.ask(frame, question, hit, f"{rare} → {common}")
                 real = keyword._declared
                 keyword._declared = lambda *_: []  # type: ignore[assignment]
                 try:
-                    ignored.ask(frame, frame.format(n=rare), hit, f"{rare} → {common}")
+                    ignored.ask(frame, question, hit, f"{rare} → {common}")
                 finally:
                     keyword._declared = real  # type: ignore[assignment]
         asked.print(f"{len(pairs)} people declared in two scripts, asked by the rarer form")

@@ -366,3 +366,27 @@ def test_a_declared_name_after_the_sentence_s_first_capital(tmp_path: Path) -> N
         # a memory of two notes: "say" is nowhere, so no note clears the floor
         hits = mem.search(query, min_score=0)
     assert ("memory/2026-11-30.md", 3) in [(h.path, h.start_line) for h in hits]
+
+
+def test_a_declared_name_asked_in_the_other_order(tmp_path: Path) -> None:
+    ws = write_notes(
+        tmp_path,
+        {
+            "MEMORY.md": "# Memory\n\n- 老王 (Wang Tao): infra lead.\n- 佐藤健太 (Sato Kenta): partner.\n",
+            "memory/2026-11-30.md": (
+                "# 2026-11-30\n\n### 12:10 - lunch\n和老王吃了拉面。他说集群下周要升级到 3.13。\n"
+            ),
+        },
+    )
+    with Memory(ws, overrides={"embedding.provider": "none"}) as mem:
+        mem.sync()
+        # English writes a Chinese or Japanese name given name first: Tao Wang is the Wang
+        # Tao MEMORY.md declares, and reaches the 老王 of the notes (the phrase "tao wang",
+        # written nowhere, left the declaration unread)
+        profile = query_profile(mem.index, "What did Tao Wang say?", stopwords=STOP_WORDS)
+        assert profile is not None and profile.bridges == {"tao": ["老王"], "wang": ["老王"]}
+        hits = mem.search("What did Tao Wang say?", min_score=0)
+        assert ("memory/2026-11-30.md", 3) in [(h.path, h.start_line) for h in hits]
+        # Kenta Sato: memory writes the name as declared only, so no bridge is needed
+        profile = query_profile(mem.index, "Who is Kenta Sato?", stopwords=STOP_WORDS)
+        assert profile is not None and "kenta" not in profile.bridges

@@ -768,14 +768,17 @@ only towards the form memory writes more often, so only one memory writes rarely
 
 def _declared(index: IndexBackend, query: str, terms: list[str]) -> list[tuple[str, str]]:
     """The names declared in both scripts (``老王 (Wang Tao)``) in the chunks holding a name
-    the question writes in Latin letters (two words or more, or one that is no English word:
-    not Tuesday) or one of its Han bigrams, for those memory holds in at most
-    :data:`ALIAS_PROBE` chunks."""
+    the question writes in Latin letters (two words or more, a name of two also in the other
+    order, or one that is no English word: not Tuesday) or one of its Han bigrams, for those
+    memory holds in at most :data:`ALIAS_PROBE` chunks."""
     names = [
         n
         for n in aliases.names_asked(query)
         if " " in n or (n in terms and not bilingual.chinese_for(n))  # not Tuesday, Stripe
     ]
+    # a name of two words in either order: Tao Wang for the Wang Tao a note declares, as
+    # English writes Chinese and Japanese names given name first
+    names += [" ".join(reversed(n.split())) for n in names if n.count(" ") == 1]
     grams = [t for t in terms if len(t) == 2 and _is_cjk_gram(t)]
     wanted = list(dict.fromkeys([*names, *grams]))
     if not wanted:
