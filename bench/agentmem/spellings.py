@@ -1,6 +1,6 @@
 """Every ticket-like code a memory holds (letters, then digits: ``BILL-421``, ``HNM-147``,
-``MU523``), asked about spelled another way: is a chunk naming it among the first three results
-of each mode?
+``MU523``) and every version (``v1.13.2``, ``1.7.4``), asked about spelled another way: is a
+chunk naming it among the first three results of each mode?
 
     python bench/agentmem/spellings.py [--memory engineer|designer] [--modes keyword,vector,hybrid]
 
@@ -9,7 +9,8 @@ People type a ticket as it comes to hand: ``bill421``, ``BILL 421``, ``hnm147``,
 ``bill421`` one token no note holds, so the glued spelling finds nothing of the code. The codes
 are those of ``codes.py`` shaped as two or more letters and two or more digits, with a hyphen,
 an underscore or nothing between; each is asked in the spellings its notes do not write (glued
-and lower-cased, with a space, with a hyphen) in three frames. A hit is a chunk naming the code
+and lower-cased, with a space, with a hyphen) in three frames; a version is asked without its v,
+or with one when it has three parts or more (``relay 1.13.2`` for the notes' ``v1.13.2``). A hit is a chunk naming the code
 as the notes write it. It uses no question of the bench, so it is no test half. No score floor.
 Writes ``bench/results/agentmem[-designer]-spellings.json``.
 """
@@ -39,9 +40,17 @@ TOP = 3
 _SHAPE = re.compile(r"([A-Za-z]{2,})([-_]?)(\d{2,})")
 
 
+_VERSION = re.compile(r"(v?)(\d+(?:\.\d+){1,3})")
+
+
 def spellings(code: str) -> list[str]:
     """The other ways ``code`` (letters, then digits) is typed: glued in lower case, with a
-    space, with a hyphen; not the way the notes write it."""
+    space, with a hyphen; not the way the notes write it. A version (``v1.13.2``) without its
+    v, and one of three parts or more (``1.7.4``) with one."""
+    if v := _VERSION.fullmatch(code):
+        if v[1]:
+            return [v[2]]
+        return [f"v{code}"] if code.count(".") >= 2 else []
     m = _SHAPE.fullmatch(code)
     if m is None:
         return []

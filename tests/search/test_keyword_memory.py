@@ -177,3 +177,21 @@ def test_a_holiday_is_its_days_and_still_a_word(tmp_path: Path) -> None:
         # and the note naming it is still found by the word
         hits = mem.search("国庆的高铁买了吗", mode="keyword", today=date(2026, 11, 30))
         assert hits.results[0].path == "memory/2026-09-28.md"
+
+
+def test_a_version_is_found_with_or_without_its_v(tmp_path: Path) -> None:
+    files = {
+        f"memory/2026-09-{n:02d}.md": f"# 2026-09-{n:02d}\n\nrelay v1.13.{n} shipped, routine.\n"
+        for n in range(3, 9)
+    }
+    files["memory/2026-09-02.md"] = "# 2026-09-02\n\nrelay v1.13.2 shipped the ack fix.\n"
+    files["memory/notes/python.md"] = "# python\n\nThe image moved to Python 3.12.4 in October.\n"
+    with Memory(write_notes(tmp_path, files), overrides=KEYWORD_ONLY) as mem:
+        # 1.13.2 is the phrase "1 13 2", which the v1.13.2 of the notes ("v1 13 2") is not
+        with_v, without = (mem.search(q, mode="keyword") for q in ("relay v1.13.2", "relay 1.13.2"))
+        assert [h.path for h in without][:1] == ["memory/2026-09-02.md"]
+        # … scored as if asked as the notes write it
+        assert without.results[0].score == with_v.results[0].score
+        assert without.not_in_memory == ()
+        assert _paths(mem, "what changed in v3.12.4?") == ["memory/notes/python.md"]
+        assert _paths(mem, "relay 1.13.9") == []  # a version memory does not hold

@@ -445,7 +445,8 @@ def query_profile(
     quoted = _quoted_words(query)
     coded = {t for t in terms if t in quoted or is_identifier_term(t)}
     offered = _bridges(index, query, terms, quoted) if bridges else {}
-    for term, spelled in respellings(terms, quoted).items():
+    respelled = respellings(terms, quoted)
+    for term, spelled in respelled.items():
         offered[term] = [*spelled, *offered.get(term, ())]
     pieces = _pieces(terms)  # an identifier's words
     # a bridge as FTS5 holds it: a katakana loanword is the phrase of its grams
@@ -491,9 +492,22 @@ def query_profile(
     held += day_weight
     # BM25 sums over the phrases of the MATCH expression, so an identifier written there
     # IDENTIFIER_WEIGHT times weighs as much in BM25's share as in the presence share
+    # a code memory holds only as it spells it (bill421: BILL-421) counts as that spelling
+    # would; one it writes as asked too (PG 16, and pg16 in a file name) as written
+    spelled = {
+        t: [w for w in ws if w in respelled.get(t, ())]
+        for t, ws in bridged.items()
+        if t in coded and not dfs[t]
+    }
     match = fts_match(
         list(dict.fromkeys([*kept, *(form[w] for ws in bridged.values() for w in ws)]))
-        + [t for t in kept if t in coded for _ in range(_BM25_COPIES - 1)]
+        + [
+            w
+            for t in kept
+            if t in coded
+            for w in [t, *spelled.get(t, ())]
+            for _ in range(_BM25_COPIES - 1)
+        ]
     )
     if match is None and not day_keys:
         return None
@@ -502,7 +516,11 @@ def query_profile(
         terms=kept,
         weights=weights,
         mass=held + ABSENT_WEIGHT * absent,
-        bm25_mass=sum(fts5_idf(total, dfs[t]) * (_BM25_COPIES if t in coded else 1) for t in terms)
+        bm25_mass=sum(
+            fts5_idf(total, max([dfs[t], *(dfs[w] for w in spelled.get(t, ()))]))
+            * (_BM25_COPIES if t in coded else 1)
+            for t in terms
+        )
         + day_bm25,
         holds_identifier=any(held_by[t] and is_identifier_term(t) for t in kept),
         lacks_a_name=_lacks_a_name(query, kept, held_by, dfs),
@@ -741,13 +759,15 @@ def _bridges(
 
 _GLUED = re.compile(r"([a-z]{2,})(\d{2,})")
 _SPACED = re.compile(r"([a-z]{2,}) (\d{2,})")
+_VERSION = re.compile(r"(v?)(\d+(?: \d+){1,3})")
 
 
 def respellings(terms: Iterable[str], quoted: frozenset[str] = frozenset()) -> dict[str, list[str]]:
     """The other way each ticket-like term is typed, to be held through when memory writes it
     so: ``bill421`` for the ``BILL-421`` of the notes (``bill 421``), and ``mu 523`` (``MU-523``,
-    ``MU 523``) for their ``MU523``. Two letters or more, then two digits or more: not ``e5``,
-    ``utf8``. None for the ``quoted`` terms: code, meant as written."""
+    ``MU 523``) for their ``MU523``, two letters or more, then two digits or more (not ``e5``,
+    ``utf8``); and a version with or without its v (``1.13.2`` for the notes' ``v1.13.2``, and
+    the other way). None for the ``quoted`` terms: code, meant as written."""
     found: dict[str, list[str]] = {}
     for term in terms:
         if term in quoted:
@@ -756,6 +776,8 @@ def respellings(terms: Iterable[str], quoted: frozenset[str] = frozenset()) -> d
             found[term] = [f"{m[1]} {m[2]}"]
         elif m := _SPACED.fullmatch(term):
             found[term] = [f"{m[1]}{m[2]}"]
+        elif m := _VERSION.fullmatch(term):
+            found[term] = [m[2] if m[1] else f"v{term}"]
     return found
 
 
