@@ -9,7 +9,7 @@ People type a ticket as it comes to hand: ``bill421``, ``BILL 421``, ``hnm147``,
 ``bill421`` one token no note holds, so the glued spelling finds nothing of the code. The codes
 are those of ``codes.py`` shaped as two or more letters and two or more digits, with a hyphen,
 an underscore or nothing between; each is asked in the spellings its notes do not write (glued
-and lower-cased, with a space, with a hyphen) in three frames; a version is asked without its v,
+and lower-cased, with a space, lower-cased with a space, with a hyphen) in three frames; a version is asked without its v,
 or with one when it has three parts or more (``relay 1.13.2`` for the notes' ``v1.13.2``). A hit is a chunk naming the code
 as the notes write it. It uses no question of the bench, so it is no test half. No score floor.
 Writes ``bench/results/agentmem[-designer]-spellings.json``.
@@ -55,7 +55,13 @@ def spellings(code: str) -> list[str]:
     if m is None:
         return []
     letters, sep, digits = m.groups()
-    others = [f"{letters.lower()}{digits}", f"{letters} {digits}", f"{letters}-{digits}"]
+    others = [
+        f"{letters.lower()}{digits}",
+        f"{letters} {digits}",
+        f"{letters.lower()} {digits}",
+        f"{letters}-{digits}",
+    ]
+    others = list(dict.fromkeys(others))
     return [s for s in others if s != code and (sep or " " in s or "-" in s)]
 
 

@@ -10,6 +10,7 @@ from datetime import date
 from pathlib import Path
 
 from memdir import Memory
+from memdir.search.keyword import query_profile
 
 from .helpers import write_notes
 
@@ -195,3 +196,30 @@ def test_a_version_is_found_with_or_without_its_v(tmp_path: Path) -> None:
         assert without.not_in_memory == ()
         assert _paths(mem, "what changed in v3.12.4?") == ["memory/notes/python.md"]
         assert _paths(mem, "relay 1.13.9") == []  # a version memory does not hold
+
+
+def test_a_code_typed_as_two_lower_case_words(tmp_path: Path) -> None:
+    rows = "".join(f"| owner | 问题 {n} | HNM-{n} |\n" for n in range(101, 112))
+    files = {
+        "memory/meetings/kickoff.md": f"# kickoff\n\n## Action items\n{rows}",
+        "memory/2026-10-30.md": (
+            "# 2026-10-30\n\n- 09:30 standup\n"
+            "- 16:00 HNM-147 注文完了画面に「受取時間を変える」ボタン。\n- 17:00 买了 147 元的咖啡豆\n"
+        ),
+        "memory/notes/counter.md": "# counter\n\nThe int32 counter overflowed at 2^31.\n",
+    }
+    for n in range(112, 140):
+        files[f"memory/2026-09-{n - 110:02d}.md"] = (
+            f"# 2026-09-{n - 110:02d}\n\n- 10:00 HNM-{n} fixed\n"
+        )
+    with Memory(write_notes(tmp_path, files), overrides=KEYWORD_ONLY) as mem:
+        # as loose words, the table naming eleven HNM tickets and 问题 in every row came first
+        hits = mem.search("hnm 147 是什么问题？", mode="keyword", min_score=0)
+        assert [h.path for h in hits][:1] == ["memory/2026-10-30.md"]
+        # the notes' int32, typed with a space
+        assert _paths(mem, "why did the int 32 counter overflow?")[0] == "memory/notes/counter.md"
+        # a word and a number memory holds only apart stay two words
+        profile = query_profile(mem.index, "standup 147")
+        assert profile is not None and profile.terms == ["standup", "147"]
+        profile = query_profile(mem.index, "hnm 147")
+        assert profile is not None and profile.terms == ["hnm", "147", "hnm 147"]

@@ -438,6 +438,10 @@ def query_profile(
     terms = fts_query_terms(query, stopwords=stopwords, alone=not day_keys)
     if not terms and not day_keys:
         return None
+    if spaced := _spaced_codes(query, terms):
+        # hnm 147, int 32: typed as two words, a code memory holds joined (HNM-147, int32)
+        _, held_as = index.term_dfs([*spaced, *(p.replace(" ", "") for p in spaced)])
+        terms += [p for p in spaced if held_as[p] or held_as[p.replace(" ", "")]]
     grams = [t for t in terms if len(t) == 2 and _is_cjk_gram(t)]
     chars = [g[0] for g in grams] + [g[1] for g in grams]
     # a word the question writes between backticks is code: it weighs as an identifier, and
@@ -755,6 +759,21 @@ def _bridges(
             if more:
                 offered[term] = list(dict.fromkeys([*more, *offered.get(term, [])]))
     return {term: words for term, words in offered.items() if term not in quoted}
+
+
+_TWO_WORDS = re.compile(r"(?<![0-9A-Za-z_.\-])([A-Za-z]{2,}) (\d{2,})(?![0-9A-Za-z_:/\-]|\.\d)")
+
+
+def _spaced_codes(query: str, terms: list[str]) -> list[str]:
+    """The phrases of a word and a number of two digits or more the query writes with a space
+    between (``hnm 147``, ``int 32``), both of them terms: a code typed loosely, when memory
+    holds it (the caller asks). Capitals (``HNM 147``) are an identifier already."""
+    found = []
+    for m in _TWO_WORDS.finditer(query):
+        phrase = f"{m[1].lower()} {m[2]}"
+        if m[1].lower() in terms and m[2] in terms and phrase not in terms:
+            found.append(phrase)
+    return list(dict.fromkeys(found))
 
 
 _GLUED = re.compile(r"([a-z]{2,})(\d{2,})")
