@@ -1125,6 +1125,30 @@ def test_a_holiday_a_question_names_by_its_tense() -> None:
     assert days("一个月做了什么") == []
 
 
+def test_days_a_question_names_loosely() -> None:
+    monday = date(2026, 11, 30)
+
+    def days(text: str) -> list[str]:
+        return sorted({d for _, _, d in named_days(text, monday, question=True)})
+
+    couple = ["2026-11-27", "2026-11-28", "2026-11-29"]
+    few = [f"2026-11-{d}" for d in range(23, 30)]
+    assert days("前两天做了什么") == days("a couple of days ago") == days("我前两天买的") == couple
+    assert days("两三天前做了什么？") == couple
+    assert days("前几天做了什么") == days("几天前做了什么") == days("the other day") == few
+    assert days("a few days ago") == days("数日前に何をした？") == days("며칠 전에 뭐 했어?") == few
+    # 上线前两天: the two days before the launch, not before today; 三十几天前 no few days
+    assert days("上线前两天做了什么") == [] and days("三十几天前") == []
+    # a year back: that day, or a week either side of it; 去年 alone is the year
+    assert days("去年的今天") == days("a year ago today") == ["2025-11-30"]
+    year_ago = [f"2025-11-{d}" for d in range(23, 31)] + [f"2025-12-0{d}" for d in range(1, 8)]
+    assert days("this time last year") == days("去年这个时候在忙什么") == year_ago
+    assert len(days("去年做了什么")) == 365
+    # the past weekend is the last one
+    assert days("what did I do over the past weekend?") == ["2026-11-28", "2026-11-29"]
+    assert days("this past weekend") == days("last weekend")
+
+
 def test_the_part_of_a_day_a_question_names() -> None:
     def hours(text: str) -> tuple[int, int] | None:
         part = part_of_day(text)

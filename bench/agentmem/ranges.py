@@ -9,7 +9,8 @@ one day. The ranges are found here from the logs' file names (``memory/YYYY-MM-D
 asked in four frames naming its first and last day, on the day after it, and in two counting
 back from its last day (``过去三天``, ``这几天``, ``ここ数日``) and four naming its first as a start (``since Sep 1``, ``9月1日以来``,
 ``since Tuesday``),
-asked on that last day (``过去三天`` there counts the days before it). A
+asked on that last day (``过去三天`` there counts the days before it), and three naming it
+loosely on the day after (``前两天做了什么？``, ``what did I do a couple of days ago?``). A
 question is answered when each day of the range that has a log has a chunk among the first
 :data:`TOP` (a question about three days wants all three). It uses no question of the bench,
 so it is no test half. Then the beginning, middle and end of every month with two logs or more
@@ -57,6 +58,12 @@ COUNTED = (
     "这几天做了什么？",
     "ここ数日は何をした？",
 )
+COUPLE = (
+    "前两天做了什么？",
+    "what did I do a couple of days ago?",
+    "两三天前做了什么？",
+)
+"""Asked on the day after the range: the couple of days before today."""
 SINCE = (
     "what have I done since {mon1} {d1}?",
     "{m1}月{d1}日以来做了什么？",
@@ -113,7 +120,7 @@ def main() -> int:
     args = probe_arguments(__doc__)
     with indexed_copy(args.memory, args.provider, "memdir-ranges-") as (root, mem):
         logs = daily_logs(root)
-        asked = Asked(mem, args.modes, [*NAMED, *COUNTED, *SINCE], TOP)
+        asked = Asked(mem, args.modes, [*NAMED, *COUNTED, *SINCE, *COUPLE], TOP)
         ranges = 0
         for middle in logs:
             first, last = middle - timedelta(days=1), middle + timedelta(days=1)
@@ -142,6 +149,8 @@ def main() -> int:
                 asked.ask_all(frame, frame, every_day, key, last)
             for frame in SINCE:
                 asked.ask_all(frame, frame.format(**fields), every_day, key, last)
+            for frame in COUPLE:
+                asked.ask_all(frame, frame, every_day, key, last + timedelta(days=1))
         frames = [f for part in PARTS.values() for f in part]
         parted = Asked(mem, args.modes, frames, PART_TOP)
         today = max(logs) + timedelta(days=1)

@@ -478,7 +478,7 @@ _RELATIVE_WEEKEND = re.compile(
     # 다음 주말; the weekend before last, 上上周末, 先々週末 (not "next weekend": English says it
     # of this week's weekend as often as of the next one's, as it does "next Friday")
     r"(?ai:\b(?P<before_last>the\s+weekend\s+before\s+last)\b"
-    r"|\b(?:(?P<last>last)|this)\s+weekend\b)"
+    r"|\b(?:(?P<last>last|(?:this\s+|the\s+)?past)|this)\s+weekend\b)"
     rf"|(?P<zh_before_last>上(?:{_ZH_LAST_WEEK})末|先[々先]週末|지지난\s?주말)"
     rf"|(?P<zh_last>(?<!上)(?:{_ZH_LAST_WEEK}|上个周|上個週|上個周)末|先週末|(?<!지)지난\s?주말)"
     rf"|(?P<zh_next>(?:{_ZH_NEXT_WEEK}|下个周|下個週|下個周)末|[来來]週末|다음\s?주말)"
@@ -1324,6 +1324,62 @@ def _past_days(text: str, today: date) -> list[tuple[int, int, str]]:
     return out
 
 
+_SOME_DAYS_AGO = re.compile(
+    # a couple of days ago, 前两天, 两三天前; a few days ago, the other day, 前几天, 几天前, 前些天,
+    # 数日前, 며칠 전 (前两天 only where a sentence or its subject ends before it: 上线前两天 is
+    # the two days before the launch)
+    r"(?ai:\b(?P<en_couple>a\s+couple\s+(?:of\s+)?days\s+(?:ago|back))\b"
+    r"|\b(?P<en_few>a\s+few\s+days\s+(?:ago|back)|the\s+other\s+day)\b)"
+    r"|(?<![^\s，,。！？?!：:、；;我你他她们們咱])前(?:(?P<zh_couple>两|兩)|几|幾|些)天"
+    r"|(?P<zh_couple_ago>两三|兩三|二三)天前|(?<![\d一二三四五六七八九十])(?:几|幾)天前|数日前|數日前"
+    r"|며칠\s*전"
+)
+_COUPLE, _FEW = 3, 7
+"""How far back a couple of days (1–3 days before today) and a few days or the other day (1–7)
+reach."""
+
+
+def _some_days_ago(text: str, today: date) -> list[tuple[int, int, str]]:
+    """``(start, end, day)`` for the days before ``today`` a question names loosely
+    (:data:`_SOME_DAYS_AGO`): a couple of days ago, the other day."""
+    out = []
+    for m in _SOME_DAYS_AGO.finditer(text):
+        couple = m["en_couple"] or m["zh_couple"] or m["zh_couple_ago"]
+        back = _COUPLE if couple else _FEW
+        out += [
+            (m.start(), m.end(), (today - timedelta(days=n)).isoformat())
+            for n in range(1, back + 1)
+        ]
+    return out
+
+
+_A_YEAR_BACK = re.compile(
+    # 去年的今天, a year ago today, this day last year: that day; this time last year, 去年这个时候,
+    # 去年此时, 去年の今頃, 작년 이맘때: a week either side of it
+    r"(?P<day>去年的?今天|(?ai:\ba\s+year\s+ago\s+today\b|\bthis\s+day\s+last\s+year\b)"
+    r"|去年の今日|작년\s*오늘)"
+    r"|(?P<time>去年的?(?:这个时候|這個時候|这时候|這時候|此时|此時|这会儿|這會兒)"
+    r"|(?ai:\b(?:this|around\s+this)\s+time\s+last\s+year\b)|去年の今頃|작년\s*이맘때)"
+)
+
+
+def _a_year_back(text: str, today: date) -> list[tuple[int, int, str]]:
+    """``(start, end, day)`` for the day a year before ``today`` a question names (去年的今天),
+    or the week either side of it (this time last year; :data:`_A_YEAR_BACK`)."""
+    out = []
+    for m in _A_YEAR_BACK.finditer(text):
+        try:
+            day = today.replace(year=today.year - 1)
+        except ValueError:  # 29 February
+            day = today.replace(year=today.year - 1, day=28)
+        spread = 0 if m["day"] else 7
+        out += [
+            (m.start(), m.end(), (day + timedelta(days=n)).isoformat())
+            for n in range(-spread, spread + 1)
+        ]
+    return out
+
+
 def named_days(
     text: str, today: date | None = None, *, single: bool = False, question: bool = False
 ) -> list[tuple[int, int, str]]:
@@ -1369,7 +1425,9 @@ def named_days(
     (:func:`weekends_from`), no week's, month's or year's."""
     found: list[tuple[int, int, str]] = [(at, at + 10, iso) for at, iso in _dates(text)]
     if today is not None:
-        found += days_from(text, today)
+        if not single:  # 去年的今天, a few days ago: before 今天 and "days ago" are read
+            found += _a_year_back(text, today) + _some_days_ago(text, today)
+        found += [d for d in days_from(text, today) if not _overlaps(d[0], d[1], found)]
         if single:  # a note's: the weekends it names, alone too (weekends_from)
             found += weekends_from(text, today)
         else:
