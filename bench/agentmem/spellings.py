@@ -9,7 +9,8 @@ People type a ticket as it comes to hand: ``bill421``, ``BILL 421``, ``hnm147``,
 ``bill421`` one token no note holds, so the glued spelling finds nothing of the code. The codes
 are those of ``codes.py`` shaped as two or more letters and two or more digits, with a hyphen,
 an underscore or nothing between; each is asked in the spellings its notes do not write (glued
-and lower-cased, with a space, lower-cased with a space, with a hyphen) in three frames; a version is asked without its v,
+and lower-cased, with a space, lower-cased with a space, with a hyphen, with the non-breaking
+hyphen language models write) in three frames; a version is asked without its v,
 or with one when it has three parts or more (``relay 1.13.2`` for the notes' ``v1.13.2``). A hit is a chunk naming the code
 as the notes write it. It uses no question of the bench, so it is no test half. No score floor.
 Writes ``bench/results/agentmem[-designer]-spellings.json``.
@@ -60,9 +61,10 @@ def spellings(code: str) -> list[str]:
         f"{letters} {digits}",
         f"{letters.lower()} {digits}",
         f"{letters}-{digits}",
+        f"{letters}\u2011{digits}",  # a non-breaking hyphen, as language models write it
     ]
     others = list(dict.fromkeys(others))
-    return [s for s in others if s != code and (sep or " " in s or "-" in s)]
+    return [s for s in others if s != code and (sep or " " in s or "-" in s or "\u2011" in s)]
 
 
 def main() -> int:

@@ -223,3 +223,20 @@ def test_a_code_typed_as_two_lower_case_words(tmp_path: Path) -> None:
         assert profile is not None and profile.terms == ["standup", "147"]
         profile = query_profile(mem.index, "hnm 147")
         assert profile is not None and profile.terms == ["hnm", "147", "hnm 147"]
+
+
+def test_a_code_with_a_unicode_hyphen_in_the_question_or_the_note(tmp_path: Path) -> None:
+    files = {
+        f"memory/ops-{n}.md": f"OPS-{n}: routine ticket about disk space {n}\n"
+        for n in range(1200, 1240)
+    }
+    files["memory/ops-1234.md"] = "OPS-1234 rotated the expiring TLS cert\n"
+    files["memory/pin.md"] = "1234 is the PIN of the ops phone; the ops team keeps it\n"
+    files["memory/agent.md"] = "The agent wrote: OPS\u20111250 is the `relay\u2011workers` resize\n"
+    with Memory(write_notes(tmp_path, files), overrides=KEYWORD_ONLY) as mem:
+        # as loose words the note on the PIN, holding ops and 1234 apart, answered too
+        assert _paths(mem, "what did OPS\u20111234 do?") == ["memory/ops-1234.md"]
+        assert _paths(mem, "OPS\u20131234") == ["memory/ops-1234.md"]
+        # a note a language model wrote with one is found by the code as people type it
+        assert _paths(mem, "what is OPS-1250?")[0] == "memory/agent.md"
+        assert _paths(mem, "what does `relay-workers` do?")[0] == "memory/agent.md"

@@ -58,6 +58,16 @@ def test_a_ticket_typed_with_a_space_is_a_phrase() -> None:
     assert term_surfaces("BILL 421 修好了吗", ["bill 421"]) == ["BILL 421"]
 
 
+def test_a_code_written_with_a_unicode_hyphen_is_the_same_code() -> None:
+    # language models write a non-breaking hyphen (U+2011) in OPS‑1234; en dashes and minus
+    # signs come pasted from documents: each was two loose words
+    for dash in ("\u2010", "\u2011", "\u2012", "\u2013", "\u2212"):
+        assert fts_query(f"OPS{dash}1234") == '"ops 1234"', dash
+        assert term_surfaces(f"OPS{dash}1234 是什么", ["ops 1234"]) == ["OPS-1234"]
+    assert literal_spans("`relay\u2011workers` 有几个") == ["relay-workers"]
+    assert fts_query("BILL-421\u2014what happened") == '"bill 421" OR "what" OR "happened"'
+
+
 def test_a_hyphenated_name_written_as_code_is_a_phrase() -> None:
     # between backticks, or as a channel, tag or handle, it names one thing; in prose it is
     # two words (on-call), as before

@@ -12,12 +12,11 @@ holds as written is named in ``not_in_memory``.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable, Sequence
 
 from memdir.index import ChunkRow, KeywordRow
 from memdir.index.backend import IndexBackend
-from memdir.text import fts_match, fts_query_terms
+from memdir.text import fts_match, fts_query_terms, nfkc
 
 __all__ = ["MAX_QUOTED", "QUOTED_PROBE", "holder", "quoted_rows", "quoted_text"]
 
@@ -32,15 +31,15 @@ of up to :data:`QUOTED_PROBE` chunks."""
 
 def quoted_text(chunk: ChunkRow) -> str:
     """The text a quoted span is looked for in: the chunk's heading path and lines, NFKC-
-    normalised and case-folded."""
+    normalised with ASCII hyphens (:func:`memdir.text.nfkc`) and case-folded."""
     text = f"{chunk.context}\n{chunk.text}" if chunk.context else chunk.text
-    return text.casefold() if text.isascii() else unicodedata.normalize("NFKC", text).casefold()
+    return text.casefold() if text.isascii() else nfkc(text).casefold()
 
 
 def holder(span: str) -> Callable[[str], bool]:
     """Whether a :func:`quoted_text` holds ``span`` as written (case aside), not as part of a
     longer word: `` `main` `` is not held by "maintenance", `` `v1.2` `` not by "v1.23"."""
-    want = unicodedata.normalize("NFKC", span).casefold()
+    want = nfkc(span).casefold()
     before = r"(?<![\w.])" if want[:1].isalnum() or want[:1] == "_" else ""
     after = r"(?![\w]|\.\w)" if want[-1:].isalnum() or want[-1:] == "_" else ""
     pattern = re.compile(before + re.escape(want) + after)

@@ -54,6 +54,7 @@ __all__ = [
     "literal_spans",
     "match_text",
     "named_words",
+    "nfkc",
     "replace_surrogates",
     "term_matcher",
     "term_surfaces",
@@ -354,9 +355,9 @@ def literal_spans(query: str) -> list[str]:
     `` `nats://` ``, `` `relay-workers` ``, `` `SHOW POOLS` ``), and the long options it
     writes outside them (``--dry-run``, ``--nb-radius-md``), which prose never writes: meant
     as written, so a note holding it is what the question is about. Distinct, in order,
-    NFKC-normalised and stripped; only those holding a letter or digit, no CJK character
+    NFKC-normalised (:func:`nfkc`) and stripped; only those holding a letter or digit, no CJK character
     (`` `大促` `` is a word in quotes) and at most :data:`MAX_LITERAL` characters."""
-    text = unicodedata.normalize("NFKC", query)
+    text = nfkc(query)
     quoted = [(m.start(), m.group(1).strip()) for m in _BACKTICKED.finditer(text)]
     bare = _BACKTICKED.sub(lambda m: " " * len(m.group()), text)  # offsets kept
     options = [(m.start(), m.group()) for m in _LONG_OPTION.finditer(bare)]
@@ -471,6 +472,18 @@ def _query_tokens(text: str) -> list[str]:
     return out
 
 
+_HYPHENS = str.maketrans(dict.fromkeys("\u2010\u2012\u2013\u2212", "-"))
+"""The hyphens, figure and en dashes and minus sign that NFKC leaves as they are (a
+non-breaking hyphen becomes U+2010): an identifier written with one (``OPS‑1234``, as language
+models write it) is the same code, not two loose words."""
+
+
+def nfkc(text: str) -> str:
+    """``text`` in NFKC, its hyphens ASCII (:data:`_HYPHENS`); character for character, so its
+    offsets are those of the NFKC text."""
+    return unicodedata.normalize("NFKC", text).translate(_HYPHENS)
+
+
 def fts_query_terms(
     query: str, *, stopwords: frozenset[str] = frozenset(), alone: bool = True
 ) -> list[str]:
@@ -483,7 +496,7 @@ def fts_query_terms(
     """
     formats, _ = _tables()
     text = formats.sub("", query) if formats.search(query) else query
-    text = unicodedata.normalize("NFKC", text)
+    text = nfkc(text)
     terms: list[str] = []
     at = 0
     for match in _identifiers(text):
@@ -520,7 +533,7 @@ def term_surfaces(query: str, terms: Sequence[str]) -> list[str]:
     part of: the base form of an irregular verb as the query's form of it (``sink`` →
     ``sank``), a gram of katakana or Hangul as the loanword or Korean word it is cut from
     (``パッ`` → ``パッケージ``), a Han gram in the query's characters (``美穗`` → ``美穂``)."""
-    text = unicodedata.normalize("NFKC", query)
+    text = nfkc(query)
     folded = None if text.isascii() else variants.fold(text)
     phrases: dict[str, str] = {}
     for match in _identifiers(text):
