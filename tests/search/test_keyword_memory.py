@@ -240,3 +240,27 @@ def test_a_code_with_a_unicode_hyphen_in_the_question_or_the_note(tmp_path: Path
         # a note a language model wrote with one is found by the code as people type it
         assert _paths(mem, "what is OPS-1250?")[0] == "memory/agent.md"
         assert _paths(mem, "what does `relay-workers` do?")[0] == "memory/agent.md"
+
+
+def test_a_name_and_a_number_the_notes_write_apart_are_no_code(tmp_path: Path) -> None:
+    files = {
+        "memory/2026-10-12.md": "# 2026-10-12\n\n- 11:00 send the PG 16 rehearsal plan to Wang\n",
+        "memory/2026-10-15.md": (
+            "# 2026-10-15\n\n### 14:00 - BILL-438 first rehearsal\n"
+            "PG 13 → 16 on staging: pg_upgrade took 41 min, two extensions failed to load\n"
+        ),
+        "memory/2026-11-16.md": "# 2026-11-16\n\n- 09:00 ledger-pg16 cutover done\n",
+    }
+    for day in range(1, 9):
+        files[f"memory/2026-09-0{day}.md"] = f"# 2026-09-0{day}\n\n- 10:00 standup, staging quiet\n"
+    with Memory(write_notes(tmp_path, files), overrides=KEYWORD_ONLY) as mem:
+        mem.sync()
+        profile = query_profile(mem.index, "What went wrong in the first PG 16 rehearsal?")
+        # the notes write PG 16 apart: words, as ever, and no code every result must name
+        assert profile is not None and "pg 16" not in profile.terms
+        hits = mem.search("What went wrong in the first PG 16 rehearsal?", mode="keyword")
+        # PG 13 → 16 names no "PG 16": as a code it counted a quarter, after ledger-pg16
+        assert [h.path for h in hits][:1] == ["memory/2026-10-15.md"]
+        # one the notes write only joined is a code (BILL-438), as HNM-147 in the test above
+        profile = query_profile(mem.index, "bill 438 rehearsal")
+        assert profile is not None and "bill 438" in profile.terms

@@ -431,13 +431,19 @@ def _naming_chunks(
     limit: int,
     sources: Sequence[str] | None,
     stopwords: frozenset[str],
+    profile: QueryProfile | None = None,
 ) -> list[tuple[int, float]]:
     """For vector search, up to ``limit`` chunks naming an identifier of ``query``
     (``INV-2026-08-00417``), by FTS5: a chunk naming it may lie far from the question in
     meaning (an invoice number means nothing to an embedder), and is then judged by its
-    true similarity instead of missing from the candidates."""
-    named = [t for t in fts_query_terms(query, stopwords=stopwords) if is_identifier_term(t)]
-    match = fts_match(named) if named else None
+    true similarity instead of missing from the candidates. With the query's ``profile``, as
+    memory holds them: a code typed as two words (``BILL 421``), or spelled another way
+    (``bill421`` for ``BILL-421``)."""
+    terms = profile.terms if profile is not None else fts_query_terms(query, stopwords=stopwords)
+    named = [t for t in terms if is_identifier_term(t)]
+    if profile is not None:
+        named += [w for t in named for w in profile.bridges.get(t, ())]
+    match = fts_match(list(dict.fromkeys(named))) if named else None
     if match is None:
         return []
     rows = index.keyword(match, limit, sources=list(sources) if sources else None)
@@ -850,7 +856,9 @@ def run_search(
             extra = _vector_scores_of_keyword_hits(vectors, vector_text, vector_hits, keyword_hits)
             vector_hits = [*vector_hits, *extra]
         elif mode == "vector" and vectors is not None:
-            named = _naming_chunks(index, text, settings.max_results, sources, stopwords)
+            named = _naming_chunks(
+                index, text, settings.max_results, sources, stopwords, words_profile
+            )
             named += _dated_chunks(index, words_profile, settings.max_results, sources)
             named += [(row.chunk.id, 0.0) for row in [*about, *quoted]]
             extra = _vector_scores_of_keyword_hits(vectors, vector_text, vector_hits, named)

@@ -439,9 +439,16 @@ def query_profile(
     if not terms and not day_keys:
         return None
     if spaced := _spaced_codes(query, terms):
-        # hnm 147, int 32: typed as two words, a code memory holds joined (HNM-147, int32)
+        # BILL 421, hnm 147, int 32: a code typed as two words, which memory holds joined
+        # (BILL-421, int32), is that code too; the words stay terms. A name and a number the
+        # notes write apart (PG 16, of notes writing PG 13 → 16 as well) stay words alone
         _, held_as = index.term_dfs([*spaced, *(p.replace(" ", "") for p in spaced)])
-        terms += [p for p in spaced if held_as[p] or held_as[p.replace(" ", "")]]
+        terms += [
+            p
+            for p in spaced
+            if (held_as[p] or held_as[p.replace(" ", "")])
+            and not (held_as[p] and _written_apart(index, p))
+        ]
     grams = [t for t in terms if len(t) == 2 and _is_cjk_gram(t)]
     chars = [g[0] for g in grams] + [g[1] for g in grams]
     # a word the question writes between backticks is code: it weighs as an identifier, and
@@ -766,8 +773,8 @@ _TWO_WORDS = re.compile(r"(?<![0-9A-Za-z_.\-])([A-Za-z]{2,}) (\d{2,})(?![0-9A-Za
 
 def _spaced_codes(query: str, terms: list[str]) -> list[str]:
     """The phrases of a word and a number of two digits or more the query writes with a space
-    between (``hnm 147``, ``int 32``), both of them terms: a code typed loosely, when memory
-    holds it (the caller asks). Capitals (``HNM 147``) are an identifier already."""
+    between (``BILL 421``, ``hnm 147``, ``int 32``; not ``JST 6:00`` or ``v 1.2``), both of
+    them terms: a code typed loosely, when memory holds it joined only (the caller asks)."""
     found = []
     for m in _TWO_WORDS.finditer(query):
         phrase = f"{m[1].lower()} {m[2]}"
@@ -776,17 +783,33 @@ def _spaced_codes(query: str, terms: list[str]) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+APART_PROBE = 20
+"""How many of the chunks holding a word and a number in a row are read, at most, for one
+writing them apart (``PG 16``, not ``HNM-147``): :func:`_written_apart`."""
+
+
+def _written_apart(index: IndexBackend, phrase: str) -> bool:
+    """Whether a note writes the word and the number of ``phrase`` with only a space between
+    them (``PG 16``), among the first :data:`APART_PROBE` chunks holding the phrase: a name
+    and a number, not a code written joined (``HNM-147``, ``BILL_421``)."""
+    word, number = phrase.split(" ")
+    apart = re.compile(rf"(?<![0-9a-z]){re.escape(word)}[ \t]+{number}(?![0-9])", re.IGNORECASE)
+    rows = index.keyword(fts_match([phrase]) or "", APART_PROBE, ranked=False)
+    return any(apart.search(row.chunk.text) for row in rows)
+
+
 _GLUED = re.compile(r"([a-z]{2,})(\d{2,})")
 _SPACED = re.compile(r"([a-z]{2,}) (\d{2,})")
-_VERSION = re.compile(r"(v?)(\d+(?: \d+){1,3})")
+_VERSION = re.compile(r"(v?)(\d+(?: \d+){2,3})")  # three parts or more: v2.11 is no v2 … 11
 
 
 def respellings(terms: Iterable[str], quoted: frozenset[str] = frozenset()) -> dict[str, list[str]]:
     """The other way each ticket-like term is typed, to be held through when memory writes it
     so: ``bill421`` for the ``BILL-421`` of the notes (``bill 421``), and ``mu 523`` (``MU-523``,
     ``MU 523``) for their ``MU523``, two letters or more, then two digits or more (not ``e5``,
-    ``utf8``); and a version with or without its v (``1.13.2`` for the notes' ``v1.13.2``, and
-    the other way). None for the ``quoted`` terms: code, meant as written."""
+    ``utf8``); and a version of three parts or more with or without its v (``1.13.2`` for the
+    notes' ``v1.13.2``, and the other way; of two, FTS5 holds the phrase ``v2 11`` across
+    ``events_raw_v2`。- 11:00``). None for the ``quoted`` terms: code, meant as written."""
     found: dict[str, list[str]] = {}
     for term in terms:
         if term in quoted:

@@ -320,27 +320,17 @@ def _identifiers(text: str) -> Iterator[re.Match[str]]:
     :func:`_is_identifier` says are one, and the hyphenated ones written as code, between
     backticks (`` `relay-workers` ``), as a long option (``--dry-run``) or as a channel, tag
     or handle (``#tw-hoshimi``, ``@ops-bot``), which a hyphenated word of prose (on-call) is
-    not; and a ticket typed with a space for its hyphen (``BILL 421``: :data:`_SPACED_CODE`)."""
+    not."""
     quoted = [m.span(1) for m in _BACKTICKED.finditer(text)]
     quoted += [m.span() for m in _LONG_OPTION.finditer(text)]
-    found = [
-        match
-        for match in _IDENTIFIER.finditer(text)
-        if _is_identifier(match.group())
-        or (match.start() and text[match.start() - 1] in "#@")
-        or any(a <= match.start() and match.end() <= b for a, b in quoted)
-    ]
-    spaced = [
-        m
-        for m in _SPACED_CODE.finditer(text)
-        if not any(f.start() < m.end() and m.start() < f.end() for f in found)
-    ]
-    yield from sorted([*found, *spaced], key=lambda m: m.start())
-
-
-# A ticket typed with a space for its hyphen (BILL 421, HNM 147, MU 523): capitals, then a
-# number of two digits or more that goes on to no time, path or version (JST 6:00, v 1.2).
-_SPACED_CODE = re.compile(r"(?<![0-9A-Za-z_.\-])[A-Z]{2,} \d{2,}(?![0-9A-Za-z_:/\-]|\.\d)")
+    for match in _IDENTIFIER.finditer(text):
+        start, end = match.span()
+        if (
+            _is_identifier(match.group())
+            or (start and text[start - 1] in "#@")
+            or any(a <= start and end <= b for a, b in quoted)
+        ):
+            yield match
 
 
 _BACKTICKED = re.compile(r"`([^`\n]+)`")
@@ -377,11 +367,6 @@ def identifier_spans(text: str) -> list[tuple[int, int]]:
     of pull requests or issues (``PR #482``, ``#17``), as ``(start, end)`` offsets."""
     spans = [m.span() for m in _IDENTIFIER.finditer(text) if _is_identifier(m.group())]
     spans += [m.span() for m in _NUMBERED.finditer(text)]
-    spans += [
-        m.span()
-        for m in _SPACED_CODE.finditer(text)
-        if not any(a < m.end() and m.start() < b for a, b in spans)
-    ]
     taken = [False] * (len(text) + 1)
     for a, b in spans:
         taken[a:b] = [True] * (b - a)
