@@ -1149,6 +1149,45 @@ def test_days_a_question_names_loosely() -> None:
     assert days("this past weekend") == days("last weekend")
 
 
+def test_days_of_a_month_at_its_edges() -> None:
+    """Found in review: each was a crash, a wrong day, or no day where one was named."""
+
+    def days(text: str, today: date) -> list[str]:
+        return sorted({d for _, _, d in named_days(text, today, question=True)})
+
+    # no 29 February in 2026: the weekdays of February raised ValueError
+    assert days("the last Friday of February?", date(2026, 3, 30)) == ["2026-02-27"]
+    assert days("二月第四个周日做了什么", date(2026, 3, 30)) == ["2026-02-22"]
+    # "last week" / "last Friday" before "in the standup" or "in Tokyo" are still days
+    assert days("What did I do last Tuesday in the morning?", date(2026, 11, 10)) == ["2026-11-03"]
+    assert len(days("What did we decide last week in the standup?", date(2026, 11, 10))) == 7
+    assert named_days("Met Alice last Friday in Tokyo.", date(2026, 11, 30), single=True) == [
+        (10, 21, "2026-11-27")
+    ]
+    # this month's end is its end, though "this month" alone stops at today
+    jan10 = date(2026, 1, 10)
+    assert days("这个月最后一天有什么安排？", jan10) == ["2026-01-31"]
+    assert days("the second half of this month?", jan10)[0] == "2026-01-16"
+    assert days("这个月做了什么", jan10)[-1] == "2026-01-10"
+    # the second day is the second, not the last
+    assert days("the second day of September?", date(2026, 11, 30)) == ["--09-02"]
+    # a Japanese last Friday of a month is no Friday alone; a Korean week takes its particle
+    assert days("10月の最終金曜日に何をした？", date(2026, 11, 30)) == ["2026-10-30"]
+    assert days("9월 첫째 주에 뭐 했어?", date(2026, 11, 30)) == [f"--09-0{d}" for d in range(1, 8)]
+    # a bare day by tense, in the nearest month that has it
+    assert days("15号有什么计划？", date(2026, 11, 10)) == ["2026-11-15"]
+    assert days("31号做了什么？", date(2026, 10, 15)) == ["2026-08-31"]
+    # a range in a month named from today stays the month; の, and no 三日游 or 3일간
+    assert len(days("上个月3号到5号做了什么？", date(2026, 11, 10))) == 31
+    assert days("先月の3日に何をした？", date(2026, 11, 10)) == ["2026-10-03"]
+    assert len(days("上个月三日游去了哪里？", date(2026, 11, 30))) == 31
+    # titles, idioms and places are no months or holidays
+    for no_day in ("五月天的演唱会去过吗？", "十月怀胎的书看过吗？", "五一广场去过吗？",
+                   "白色情人节送了什么？", "圣诞老人的衣服买了吗？", "Christmas tree was bought?",
+                   "Did I say I may day-trip to Kyoto?"):  # fmt: skip
+        assert days(no_day, date(2026, 11, 30)) == [], no_day
+
+
 def test_the_part_of_a_day_a_question_names() -> None:
     def hours(text: str) -> tuple[int, int] | None:
         part = part_of_day(text)

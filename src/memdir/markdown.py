@@ -14,6 +14,8 @@ year nearest a reference day.
 from __future__ import annotations
 
 import bisect
+import calendar
+import itertools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -313,12 +315,18 @@ _ZH_NEXT_WEEK = "下周|下週|下星期|下个星期|下個星期|下礼拜|下
 of them (上个星期五) and for the whole week (上个星期), so that no form is one and not the
 other."""
 
+_OF_A_MONTH = (
+    r"\s+(?:of|in)\s+(?:the\s+)?(?:(?:last|this|next)\s+month\b"
+    r"|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)"
+)
+"""Of or in a month after "last week" or "last Friday": a week or a day of that month (the
+last week of October), not the one before this."""
 _RELATIVE_DAY = re.compile(
     # yesterday / 昨天 …, and a weekday of the week before (last Friday, 上周五, 先週の金曜日)
     r"(?ai:\b(?P<back2>the\s+day\s+before\s+yesterday)\b|\b(?P<back1>yesterday|last\s+night)\b"
     r"|\b(?P<back0>today|tonight|this\s+(?:morning|afternoon|evening))\b"
     r"|\b(?P<ahead2>the\s+day\s+after\s+tomorrow)\b"
-    rf"|\b(?P<ahead1>tomorrow)\b|\blast\s+(?P<en>{_EN_WEEKDAY})day\b(?!\s+(?:of|in)\s)"
+    rf"|\b(?P<ahead1>tomorrow)\b|\blast\s+(?P<en>{_EN_WEEKDAY})day\b(?!{_OF_A_MONTH})"
     rf"|\bthis\s+(?P<en_this>{_EN_WEEKDAY})day\b)"
     r"|(?P<zh2>(?<!大)前天|一昨日|おととい|그저께|그제)|(?P<zh1>昨天|昨日|昨晚|昨夜|きのう|ゆうべ|어제|어젯밤)"
     r"|(?P<zh0>今天|今日|今早|今晚|今朝|今夜|今晩|きょう|오늘)"
@@ -435,7 +443,8 @@ _RELATIVE_WEEK = re.compile(
     # last / this / next week, 上周 / 这周 / 下周, 先週 / 今週 / 来週, 지난주 / 이번 주 / 다음 주
     # (not 上周五: a day); the week before last, 上上周, 先々週, 지지난주
     r"(?ai:\b(?P<before_last>the\s+week\s+before\s+last)\b"
-    r"|\b(?:(?P<last>last)|this|(?P<next>next))\s+week\b(?!\s+(?:of|in)\s))"
+    r"|\b(?:(?P<last>last)|this|(?P<next>next))\s+week\b"
+    rf"(?!{_OF_A_MONTH}))"
     rf"|(?:(?P<zh_before_last>上(?:{_ZH_LAST_WEEK})|先[々先]週|지지난\s?주)"
     rf"|(?P<zh_last>(?<!上)(?:{_ZH_LAST_WEEK})|先週|(?<!지)지난\s?주)|{_ZH_THIS_WEEK}|今週|이번\s?주"
     rf"|(?P<zh_next>{_ZH_NEXT_WEEK}|来週|다음\s?주))"
@@ -595,7 +604,7 @@ _BARE_WEEKDAY = re.compile(
     r"(?!s\b|\s*(?:and|or|to|through|till|until)\b|\s*[-–]))"
     r"|(?<![每从從到至和或上下这這本个個今来來先、A-Za-z0-9一二三四五六七八九十两兩几幾])"
     rf"(?:{_ZH_WEEK_WORD})(?P<zh>[一二三四五六日天])(?![到至和或、次十年]|\s*[-–~〜])"
-    r"|(?<![毎每週今来來先、A-Za-z0-9])(?P<ja>[月火水木金土日])曜日?(?![日からまでと、]|\s*[-–~〜])"
+    r"|(?<![毎每週今来來先、A-Za-z0-9終の1-4１-４])(?P<ja>[月火水木金土日])曜日?(?![日からまでと、]|\s*[-–~〜])"
     r"|(?<!매주)(?<!매주\s)(?P<ko>[월화수목금토일])요일(?!부터|까지|과|와|이나)"
 )
 """A weekday a question names alone. Which one it means is read from the question's tense
@@ -672,7 +681,7 @@ _HOLIDAYS = (
         7,
     ),
     (
-        r"五一(?:假期|长假|長假|劳动节|勞動節)?(?![路街号號])|劳动节|勞動節|(?ai:\bmay\s+day\b)",
+        r"五一(?:假期|长假|長假|劳动节|勞動節)?(?![路街号號广廣场場中小大公])|劳动节|勞動節|\bMay\s+Day\b",
         (5, 1),
         5,
     ),
@@ -680,11 +689,16 @@ _HOLIDAYS = (
     (r"跨年|大晦日|(?ai:\bnew\s+year'?s\s+eve\b)", (12, 31), 1),
     (r"平安夜|クリスマスイブ|(?ai:\bchristmas\s+eve\b)|크리스마스\s?이브", (12, 24), 1),
     (
-        r"圣诞|聖誕|クリスマス(?!イブ)|크리스마스(?!\s?이브)|(?ai:\b(?:christmas|xmas)\b(?!\s+eve))",
+        r"(?:圣诞|聖誕)(?!老人|树|樹|卡)|クリスマス(?!イブ|ツリー|カード)|크리스마스(?!\s?이브|\s?트리)"
+        r"|(?ai:\b(?:christmas|xmas)\b(?!\s+(?:eve|tree|card|list|market|lights)))",
         (12, 24),
         3,
     ),
-    (r"情人节|情人節|バレンタイン|발렌타인|(?ai:\bvalentine'?s\b)", (2, 14), 1),
+    (
+        r"(?<!白色)(?<!七夕)(?:情人节|情人節)|バレンタイン|발렌타인|(?ai:\bvalentine'?s\b)",
+        (2, 14),
+        1,
+    ),
     (r"万圣节|萬聖節|ハロウィン|핼러윈|할로윈|(?ai:\bhalloween\b)", (10, 31), 1),
     (r"双十一|雙十一|双11|雙11|(?ai:\bsingles'?\s+day\b)", (11, 11), 1),
     (r"ゴールデンウィーク", (4, 29), 7),
@@ -771,7 +785,7 @@ _MONTH_WORD = re.compile(
     r"|(?<![\d/.\-])(?:(?P<cjk_year>\d{4})\s*[年년]\s*)?(?P<cjk>\d{1,2})\s*[月월](?:份)?(?!\s*\d|曜)"
     # 九月, 十一月份: in Chinese numerals (not 一个月, 九月三日)
     rf"|(?<![{_CJK_DIGITS}\d第])(?P<cjk_word>十[一二]?|[一二三四五六七八九])月(?:份)?"
-    rf"(?![{_CJK_DIGITS}\d日号號曜])"
+    rf"(?![{_CJK_DIGITS}\d日号號曜天怀懷与與])"  # not 五月天, 十月怀胎, 七月与安生
 )
 
 
@@ -809,9 +823,10 @@ def _named_months(text: str, today: date | None) -> list[tuple[int, int, str]]:
             shift = _shift(m)
             if shift == 0:
                 continue  # 0 months ago
-            if shift is None:
-                year, month = today.year, today.month - 1
-                days = _days_of_month(today.year, today.month, until=today)
+            until = None
+            if shift is None:  # this month: up to today, but its end is its end
+                year, month, until = today.year, today.month - 1, today
+                days = _days_of_month(today.year, today.month)
             else:
                 year, month = divmod(today.year * 12 + today.month - 1 + shift, 12)
                 days = _days_of_month(year, month + 1)
@@ -820,14 +835,16 @@ def _named_months(text: str, today: date | None) -> list[tuple[int, int, str]]:
                 if number <= len(_days_of_month(year, month + 1)):
                     found.append((start, end, date(year, month + 1, number).isoformat()))
                 continue
-            found += _part_of_month(text, m.start(), m.end(), days, today)
+            found += _part_of_month(text, m.start(), m.end(), days, today, until)
     return found
 
 
 _DAY_AFTER_MONTH = re.compile(
-    rf"\s*的?\s*(?P<d>\d{{1,2}}|{_CJK_DAY})\s*[号號日일](?!\d)"
+    rf"\s*[的の]?\s*(?P<d>\d{{1,2}}|{_CJK_DAY})\s*(?:[号號]|日(?![游遊间間内內])|일(?!간|동안))(?!\d)"
     r"|(?ai:\s+on\s+the\s+(?P<nth>\d{1,2})(?:st|nd|rd|th)\b)"
 )
+_RANGE_ON = re.compile(r"\s*(?:到|至|~|〜|-|–|から|부터|(?ai:to|until|through)\b)")
+_RANGE_BACK = re.compile(r"(?ai:\b(?:to|until|through|and)\s+|[-–~〜]\s*)$")
 _NTH_OF = re.compile(r"(?ai:\bthe\s+(?P<d>\d{1,2})(?:st|nd|rd|th)\s+of\s+(?:the\s+)?)$")
 
 
@@ -837,6 +854,10 @@ def _day_of_the_month(text: str, start: int, end: int) -> tuple[int, int, int] |
     of last month); ``None`` when not."""
     after = _DAY_AFTER_MONTH.match(text, end)
     before = _NTH_OF.search(text[max(0, start - 24) : start])
+    if (after is not None and _RANGE_ON.match(text, after.end())) or (
+        before is not None and _RANGE_BACK.search(text, 0, start - len(before.group()))
+    ):
+        return None  # 上个月3号到5号, from the 1st to the 5th of last month: the month
     if after is not None:
         number, end = after["d"] or after["nth"], after.end()
     elif before is not None:
@@ -859,19 +880,26 @@ _BARE_DAY = re.compile(
 
 def _bare_day(text: str, today: date) -> list[tuple[int, int, str]]:
     """``(start, end, day)`` for the days of the month a question names alone
-    (:data:`_BARE_DAY`): the latest such day up to ``today``, in this month or the one before."""
+    (:data:`_BARE_DAY`): by its tense (:data:`_AHEAD`), the next such day from ``today`` or
+    else the latest up to it, in the nearest month that has it (31号 asked on 15 October:
+    31 August)."""
+    ahead = _AHEAD.search(text) is not None
     found = []
     for m in _BARE_DAY.finditer(text):
         number = m["nth"] or m["d"]
         day = int(number) if number.isdigit() else _cjk_number(number)
         if not day or not 1 <= day <= 31:
             continue
-        year, month = today.year, today.month
-        if day > today.day:
-            year, month = divmod(year * 12 + month - 2, 12)
-            month += 1
-        if day <= len(_days_of_month(year, month)):
-            found.append((m.start(), m.end(), date(year, month, day).isoformat()))
+        step = 1 if ahead else -1
+        months = today.year * 12 + today.month - 1
+        if (day < today.day) if ahead else (day > today.day):
+            months += step
+        for _ in range(3):  # a month without that day: the one after or before it
+            year, month = divmod(months, 12)
+            if day <= calendar.monthrange(year, month + 1)[1]:
+                found.append((m.start(), m.end(), date(year, month + 1, day).isoformat()))
+                break
+            months += step
     return found
 
 
@@ -901,12 +929,12 @@ _SECTION_AFTER = re.compile(
     # 9月第一个周一, 9月の第1月曜日; 10月最后一个周五, 10月の最終金曜日, 10月最後の金曜日;
     # 9月上半月 / 下半月, 9月の前半 / 後半; 8月最后一天, 8月の最終日 / 末日, 8월 마지막 날, 9月第一天
     rf"\s*(?:的|の)?\s*(?:第\s*(?P<n>[一二三四1-4１-４])\s*[个個]?"
-    rf"(?:(?:{_ZH_WEEK_WORD})(?P<n_wd>[一二三四五六日天])?|(?P<n_ja_wd>[月火水木金土日])曜日?|週)"
+    rf"(?:(?:{_ZH_WEEK_WORD})(?!末)(?P<n_wd>[一二三四五六日天])?|(?P<n_ja_wd>[月火水木金土日])曜日?|週(?!末))"
     rf"|(?:最后一?[个個]?|最後の?|最終)(?:(?:{_ZH_WEEK_WORD})(?P<last_wd>[一二三四五六日天])?"
     r"|(?P<last_ja_wd>[月火水木金土日])曜日?|週|(?P<last_day>一?天|日))"
     r"|(?P<first_day>第一天|初日|最初の日)|(?P<end_day>末日)"
     r"|(?P<first_half>上半月|前半)|(?P<second_half>下半月|後半)"
-    r"|(?P<ko_n>첫째|첫|둘째|셋째|넷째)\s?주(?![가-힣])|(?P<ko_last>마지막)\s?주(?![가-힣])"
+    r"|(?P<ko_n>첫째|첫|둘째|셋째|넷째)\s?주(?!말)|(?P<ko_last>마지막)\s?주(?!말)"
     r"|(?P<ko_first_day>첫\s?날)|(?P<ko_last_day>마지막\s?날))"
 )
 _SECTION_BEFORE = re.compile(
@@ -950,7 +978,7 @@ def _section(text: str, start: int, end: int) -> tuple[int, int, str, int] | Non
         if m["half"]:
             return start, end, "half", 2 if n in (-1, 2) else 1
         if m["day"]:
-            return start, end, "day", 1 if n == 1 else -1
+            return start, end, "day", n
         return start, end, "weekday", n * 10 + _WEEKDAY_NUMBER[m["wd"].lower()]
     return None
 
@@ -965,7 +993,7 @@ def _days_of_section(days: list[str], kind: str, n: int, today: date | None) -> 
     if kind == "half":
         return days[:15] if n == 1 else days[15:]
     if kind == "day":
-        return days[:1] if n == 1 else days[-1:]
+        return days[-1:] if n < 0 else days[n - 1 : n]
     first = days[0]
     if first.startswith("--"):
         if today is None:
@@ -973,15 +1001,24 @@ def _days_of_section(days: list[str], kind: str, n: int, today: date | None) -> 
         first = _latest_by(first, today)
     year = int(first[:4])
     weekday = n % 10 if n > 0 else n + 10
+    length = calendar.monthrange(year, int(first[5:7]))[1]  # no 29 February in 2026
     matching = [
-        day for day in days if date(year, int(day[-5:-3]), int(day[-2:])).weekday() == weekday
+        day
+        for day in days
+        if int(day[-2:]) <= length
+        and date(year, int(day[-5:-3]), int(day[-2:])).weekday() == weekday
     ]
     picked = matching[-1:] if n < 0 else matching[n // 10 - 1 : n // 10]
     return [f"{year}{day[-6:]}" if day.startswith("--") else day for day in picked]
 
 
 def _part_of_month(
-    text: str, start: int, end: int, days: list[str], today: date | None = None
+    text: str,
+    start: int,
+    end: int,
+    days: list[str],
+    today: date | None = None,
+    until: date | None = None,
 ) -> list[tuple[int, int, str]]:
     """``(start, end, day)`` for the ``days`` of a month ``text`` names at ``start``–``end``,
     or of the part of it a word just after or before the month names (9月初, 9月底, early
@@ -999,6 +1036,8 @@ def _part_of_month(
     if part is not None:
         low, high = _PARTS[part]
         days = [day for day in days if low <= int(day[-2:]) <= high]
+    elif until is not None:  # the month alone (this month): its days up to today
+        days = [day for day in days if day <= until.isoformat()]
     return [(start, end, day) for day in days]
 
 
@@ -1098,6 +1137,25 @@ def _ago(m: re.Match[str], today: date) -> list[date]:
     back = today - timedelta(days=7 * count)
     monday = back - timedelta(days=back.weekday())
     return [monday + timedelta(days=n) for n in range(7)]
+
+
+def _free(
+    new: Iterable[tuple[int, int, str]], found: Iterable[tuple[int, int, str]]
+) -> list[tuple[int, int, str]]:
+    """Those of ``new`` whose span overlaps no span of ``found``: by bisection over the distinct
+    spans (a question of 2,000 characters naming a few days many times took seconds checking
+    each against each)."""
+    spans = sorted({(a, b) for a, b, _ in found})
+    if not spans:
+        return list(new)
+    starts = [a for a, _ in spans]
+    reach = list(itertools.accumulate((b for _, b in spans), max))
+    out = []
+    for day in new:
+        i = bisect.bisect_left(starts, day[1])  # the spans starting before it ends
+        if not (i and reach[i - 1] > day[0]):
+            out.append(day)
+    return out
 
 
 def _overlaps(start: int, end: int, found: Iterable[tuple[int, int, str]]) -> bool:
@@ -1420,14 +1478,21 @@ def named_days(
     past 3 days, past week, 过去三天, 最近一周, ここ3日, 지난 3일: today and that many days
     before it) or from a day named as a start to today (since Nov 27, 11月27日以来, 11/27 以降,
     从周一开始, 11월 27일 이후), at most :data:`MAX_RANGE` days; and the week of a day (the
-    week of Sep 7, 9月7日那周, 9/7 の週: Monday to Sunday). With ``single`` (a note's days),
+    week of Sep 7, 9月7日那周, 9/7 の週: Monday to Sunday). Also a day in other words (the 3rd
+    of September, 九月三日, 上个月3号, the 3rd of last month, and in a question 3号 or on the
+    3rd alone, by its tense), a week, half or day of a month (the first week of September,
+    9月最后一周, 9月下半月, the last day of August, the last Friday of October:
+    :func:`_section`), a month in Chinese numerals (九月), a holiday of a fixed day by the
+    question's tense (国庆, Christmas: :data:`_HOLIDAYS`), days named loosely (前两天, a few days
+    ago, the other day: :data:`_SOME_DAYS_AGO`) and a year back (去年的今天, this time last
+    year: :data:`_A_YEAR_BACK`). With ``single`` (a note's days),
     only the days named one by one and the weekends a note names, alone too
     (:func:`weekends_from`), no week's, month's or year's."""
     found: list[tuple[int, int, str]] = [(at, at + 10, iso) for at, iso in _dates(text)]
     if today is not None:
         if not single:  # 去年的今天, a few days ago: before 今天 and "days ago" are read
             found += _a_year_back(text, today) + _some_days_ago(text, today)
-        found += [d for d in days_from(text, today) if not _overlaps(d[0], d[1], found)]
+        found += _free(days_from(text, today), found)
         if single:  # a note's: the weekends it names, alone too (weekends_from)
             found += weekends_from(text, today)
         else:
@@ -1444,24 +1509,24 @@ def named_days(
                 for day in _relative_week(m, today)
             ]
             found += _weeks_ago(text, today)
+    written = []  # the matches do not overlap each other: each is checked against the others
     for m in _WRITTEN_DATE.finditer(text):
-        if _overlaps(m.start(), m.end(), found):
-            continue  # inside an ISO date
         if day := _written_day(m) or (_asked_slash_day(m, text) if question else None):
-            found.append((m.start(), m.end(), day))
+            written.append((m.start(), m.end(), day))
+    found += _free(written, found)  # not inside an ISO date
     if question and today is not None and not found:
         found += _bare_weekday(text, today) or _asked_weekend(text, today)
     if single:
         return sorted(found)
     found += _ranges(text, found) + _week_of(text, found, today)
     if today is not None:
-        found += [d for d in _past_days(text, today) if not _overlaps(d[0], d[1], found)]
+        found += _free(_past_days(text, today), found)
         found += _since(text, found, today)
     # 9月3日 is a day, not September; 2025年9月 a month, not 2025
-    found += [d for d in _named_months(text, today) if not _overlaps(d[0], d[1], found)]
-    found += [d for d in _named_years(text, today) if not _overlaps(d[0], d[1], found)]
+    found += _free(_named_months(text, today), found)
+    found += _free(_named_years(text, today), found)
     if question and today is not None:
-        found += [d for d in _asked_holiday(text, today) if not _overlaps(d[0], d[1], found)]
+        found += _free(_asked_holiday(text, today), found)
         if not found:
             found += _bare_day(
                 text, today

@@ -46,13 +46,15 @@ def test_identifiers_are_phrases() -> None:
 
 
 def test_a_code_written_with_a_unicode_hyphen_is_the_same_code() -> None:
-    # language models write a non-breaking hyphen (U+2011) in OPS‑1234; en dashes and minus
-    # signs come pasted from documents: each was two loose words
-    for dash in ("\u2010", "\u2011", "\u2012", "\u2013", "\u2212"):
+    # language models write a non-breaking hyphen (U+2011) in OPS‑1234, and minus signs come
+    # pasted from documents: each was two loose words
+    for dash in ("\u2010", "\u2011", "\u2212"):
         assert fts_query(f"OPS{dash}1234") == '"ops 1234"', dash
         assert term_surfaces(f"OPS{dash}1234 是什么", ["ops 1234"]) == ["OPS-1234"]
     assert literal_spans("`relay\u2011workers` 有几个") == ["relay-workers"]
     assert fts_query("BILL-421\u2014what happened") == '"bill 421" OR "what" OR "happened"'
+    # an en dash joins a range or a pair in prose: its ends stay words
+    assert fts_query("Tokyo\u2013Osaka 2019\u20132021") == '"tokyo" OR "osaka" OR "2019" OR "2021"'
 
 
 def test_a_hyphenated_name_written_as_code_is_a_phrase() -> None:

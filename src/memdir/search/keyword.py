@@ -389,6 +389,12 @@ def query_profile(
     as the phrase of its grams and then read in up to :data:`LOANWORD_PROBE` chunks):
     they join the MATCH expression, a chunk holding one holds the term, and a term memory holds
     only that way is not absent. A bigram that is an edge between two words gets none.
+
+    With or without ``bridges``, a code is held through the other way it is spelled
+    (:func:`respellings`: ``bill421`` through the notes' ``BILL-421``, ``1.13.2`` through
+    ``v1.13.2``) and scores as that spelling would; a word and a number typed apart
+    (``hnm 147``) add their phrase as a code when memory writes it joined only
+    (:func:`_spaced_codes`).
     """
     spans: dict[tuple[int, int], list[str]] = {}  # the days each span of the query names
     for a, b, d in named_days(query, today, question=True):

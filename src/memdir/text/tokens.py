@@ -457,10 +457,11 @@ def _query_tokens(text: str) -> list[str]:
     return out
 
 
-_HYPHENS = str.maketrans(dict.fromkeys("\u2010\u2012\u2013\u2212", "-"))
-"""The hyphens, figure and en dashes and minus sign that NFKC leaves as they are (a
-non-breaking hyphen becomes U+2010): an identifier written with one (``OPS‑1234``, as language
-models write it) is the same code, not two loose words."""
+_HYPHENS = str.maketrans(dict.fromkeys("\u2010\u2212", "-"))
+"""The hyphen and the minus sign that NFKC leaves as they are (a non-breaking hyphen becomes
+U+2010): an identifier written with one (``OPS‑1234``, as language models write it) is the
+same code, not two loose words. Not the en dash, which joins a range or a pair in prose
+(2019–2021, Tokyo–Osaka)."""
 
 
 def nfkc(text: str) -> str:
