@@ -439,10 +439,10 @@ def _naming_chunks(
     true similarity instead of missing from the candidates. With the query's ``profile``, as
     memory holds them: a code typed as two words (``BILL 421``), or spelled another way
     (``bill421`` for ``BILL-421``)."""
-    terms = profile.terms if profile is not None else fts_query_terms(query, stopwords=stopwords)
-    named = [t for t in terms if is_identifier_term(t)]
-    if profile is not None:
-        named += [w for t in named for w in profile.bridges.get(t, ())]
+    named = [t for t in fts_query_terms(query, stopwords=stopwords) if is_identifier_term(t)]
+    if profile is not None:  # and as memory holds them (the words of a day are cut there)
+        held = [t for t in profile.terms if is_identifier_term(t)]
+        named += [*held, *(w for t in held for w in profile.bridges.get(t, ()))]
     match = fts_match(list(dict.fromkeys(named))) if named else None
     if match is None:
         return []
