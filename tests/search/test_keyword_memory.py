@@ -21,13 +21,19 @@ def _paths(mem: Memory, query: str) -> list[str]:
     return [hit.path for hit in mem.search(query, mode="keyword")]
 
 
-def test_an_identifier_is_matched_as_a_whole_not_as_its_parts(tmp_path: Path) -> None:
+def _ops_tickets() -> dict[str, str]:
+    """Forty routine OPS tickets and OPS-1234, a note each."""
     files = {
         f"memory/ops-{n}.md": f"OPS-{n}: routine ticket about disk space {n}\n"
         for n in range(1200, 1240)
     }
-    files["memory/ops-1243.md"] = "OPS-1243 fixed the retry storm in relay\n"
     files["memory/ops-1234.md"] = "OPS-1234 rotated the expiring TLS cert\n"
+    return files
+
+
+def test_an_identifier_is_matched_as_a_whole_not_as_its_parts(tmp_path: Path) -> None:
+    files = _ops_tickets()
+    files["memory/ops-1243.md"] = "OPS-1243 fixed the retry storm in relay\n"
     files["memory/other.md"] = "1234 is also the PIN of the test phone, 13 of 2 left\n"
     with Memory(write_notes(tmp_path, files), overrides=KEYWORD_ONLY) as mem:
         # As loose words ("ops" OR "1234") the 40 other OPS tickets and the PIN note compete;
@@ -226,11 +232,7 @@ def test_a_code_typed_as_two_lower_case_words(tmp_path: Path) -> None:
 
 
 def test_a_code_with_a_unicode_hyphen_in_the_question_or_the_note(tmp_path: Path) -> None:
-    files = {
-        f"memory/ops-{n}.md": f"OPS-{n}: routine ticket about disk space {n}\n"
-        for n in range(1200, 1240)
-    }
-    files["memory/ops-1234.md"] = "OPS-1234 rotated the expiring TLS cert\n"
+    files = _ops_tickets()
     files["memory/pin.md"] = "1234 is the PIN of the ops phone; the ops team keeps it\n"
     files["memory/agent.md"] = "The agent wrote: OPS\u20111250 is the `relay\u2011workers` resize\n"
     with Memory(write_notes(tmp_path, files), overrides=KEYWORD_ONLY) as mem:
