@@ -467,7 +467,9 @@ same code, not two loose words. Not the en dash, which joins a range or a pair i
 def nfkc(text: str) -> str:
     """``text`` in NFKC, its hyphens ASCII (:data:`_HYPHENS`); character for character, so its
     offsets are those of the NFKC text."""
-    return unicodedata.normalize("NFKC", text).translate(_HYPHENS)
+    text = unicodedata.normalize("NFKC", text)
+    # str.translate walks every character in Python: only when there is one to translate
+    return text.translate(_HYPHENS) if "\u2010" in text or "\u2212" in text else text
 
 
 def fts_query_terms(
