@@ -1119,6 +1119,23 @@ def test_a_holiday_a_question_names_by_its_tense() -> None:
     # a habit names no day; nor does a street, or November
     assert days("国庆一般去哪？") == [] and days("五一路那家店做了什么") == []
     assert days("Which train does Mo take for the National Day holiday?") == []
+    # the lunar ones, from the table of their days
+    assert (
+        days("中秋节做了什么？")
+        == days("추석에 뭐 했어?")
+        == [
+            "2026-09-24",
+            "2026-09-25",
+            "2026-09-26",
+        ]
+    )
+    assert days("春节回家了吗？") == [f"2026-02-{d}" for d in range(16, 24)]  # 除夕 to 初六
+    assert days("春节有什么安排？")[0] == "2027-02-05" and days("除夕夜吃了什么？") == [
+        "2026-02-16"
+    ]
+    assert days("端午节有什么计划", date(2026, 5, 1)) == ["2026-06-18", "2026-06-19", "2026-06-20"]
+    assert days("春节做了什么", date(2036, 6, 1)) == []  # a year the table does not hold
+    assert days("中秋一般怎么过") == [] and days("What do we usually do at Christmas?") == []
     # months in Chinese numerals
     assert days("十一月做了什么") == [f"--11-{d:02d}" for d in range(1, 31)]
     assert days("九月份的工作") == [f"--09-{d:02d}" for d in range(1, 31)]

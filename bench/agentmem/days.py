@@ -30,8 +30,8 @@ Sunday, in nine frames (``what did I do last weekend?``, ``上周末做了什么
 ``这个周末做了什么？`` on its Sunday, ``what did I do over the weekend?`` and ``周末做了什么？`` on
 the Monday after, ``週末は何をした？`` on the Tuesday): is a chunk of one of its two days among
 the first three?
-Then every holiday of a fixed day a log falls in (国庆, Halloween, 双十一, Christmas), in two
-or three frames asked the day after it (``国庆期间做了什么？``, ``what did I do on Halloween?``):
+Then every holiday a log falls in (国庆, Halloween, 双十一, Christmas; the Mid-Autumn Festival of
+2026), in two or three frames asked the day after it (``国庆期间做了什么？``, ``what did I do on Halloween?``):
 is a chunk of its days among the first three?
 Then every month, in eleven frames (``9月做了什么？``,
 ``9월에 뭐 했어?``, ``last month``, ``两个月前做了什么？``, ``下个月有什么安排？`` …). It uses no question of the bench, so
@@ -174,7 +174,10 @@ HOLIDAY_FRAMES = {
     ((10, 31), 1): ("万圣节那天做了什么？", "what did I do on Halloween?", "ハロウィンに何をした？"),
     ((11, 11), 1): ("双十一那天做了什么？", "what did I do on Singles' Day?"),
     ((12, 24), 3): ("圣诞节做了什么？", "what did I do over Christmas?", "クリスマスは何をした？"),
+    ((9, 24), 3): ("中秋节做了什么？", "what did I do over the Mid-Autumn Festival?", "추석에 뭐 했어?"),
 }  # fmt: skip
+"""… and in 2026 the Mid-Autumn Festival, 24–26 September (the 15th of the eighth lunar
+month is 25 September that year; only that year is asked)."""
 """The holidays of a fixed day asked about in every year a log falls in them."""
 TOP = 3
 
@@ -246,6 +249,8 @@ def main() -> int:
         holidays = Asked(mem, args.modes, [f for fs in HOLIDAY_FRAMES.values() for f in fs], TOP)
         for ((month, first_day), length), frames in HOLIDAY_FRAMES.items():
             for year in sorted({d.year for d in texts}):
+                if (month, first_day) == (9, 24) and year != 2026:
+                    continue  # the Mid-Autumn Festival moves with the lunar calendar
                 first = date(year, month, first_day)
                 held = {(first + timedelta(n)).isoformat() for n in range(length)}
                 if not any(d.isoformat() in held for d in texts):

@@ -703,10 +703,43 @@ _HOLIDAYS = (
     (r"双十一|雙十一|双11|雙11|(?ai:\bsingles'?\s+day\b)", (11, 11), 1),
     (r"ゴールデンウィーク", (4, 29), 7),
     (r"お盆", (8, 13), 4),
+    # the lunar ones, by :data:`_LUNAR`: New Year's Eve to the sixth day of the year, the eve;
+    # the day before to the day after
+    (
+        r"春节|春節|过年|過年|(?ai:\b(?:chinese|lunar)\s+new\s+year\b|\bspring\s+festival\b)|旧正月",
+        ("new_year", -1),
+        8,
+    ),
+    (r"除夕|大年三十|年三十", ("new_year", -1), 1),
+    (r"설날|설\s?연휴", ("new_year", -1), 3),
+    (r"中秋|(?ai:\bmid[\s-]autumn\b)|추석", ("mid_autumn", -1), 3),
+    (r"端午|(?ai:\bdragon\s+boat\b)", ("dragon_boat", -1), 3),
 )
-"""The holidays of a fixed day of the year a question may name (not 春节, 中秋 or 추석, whose
-day moves with the lunar calendar): 国庆 is 1–7 October, 五一 1–5 May, Christmas 24–26
-December, ゴールデンウィーク 29 April – 5 May, お盆 13–16 August."""
+"""The holidays a question may name, by the day they begin and how many days they last: 国庆 is
+1–7 October, 五一 1–5 May, Christmas 24–26 December, ゴールデンウィーク 29 April – 5 May, お盆
+13–16 August; 春节 New Year's Eve to the sixth day of the lunar year, 中秋, 추석 and 端午 the day
+before to the day after (:data:`_LUNAR`, 2020–2035; none in other years)."""
+_LUNAR = {
+    # year: (lunar new year, Dragon Boat Festival 5/5, Mid-Autumn Festival 8/15), Gregorian;
+    # read from the lunar calendar (the lunardate package) once, not computed here
+    2020: ("2020-01-25", "2020-06-25", "2020-10-01"),
+    2021: ("2021-02-12", "2021-06-14", "2021-09-21"),
+    2022: ("2022-02-01", "2022-06-03", "2022-09-10"),
+    2023: ("2023-01-22", "2023-06-22", "2023-09-29"),
+    2024: ("2024-02-10", "2024-06-10", "2024-09-17"),
+    2025: ("2025-01-29", "2025-05-31", "2025-10-06"),
+    2026: ("2026-02-17", "2026-06-19", "2026-09-25"),
+    2027: ("2027-02-06", "2027-06-09", "2027-09-15"),
+    2028: ("2028-01-26", "2028-05-28", "2028-10-03"),
+    2029: ("2029-02-13", "2029-06-16", "2029-09-22"),
+    2030: ("2030-02-03", "2030-06-05", "2030-09-12"),
+    2031: ("2031-01-23", "2031-06-24", "2031-10-01"),
+    2032: ("2032-02-11", "2032-06-12", "2032-09-19"),
+    2033: ("2033-01-31", "2033-06-01", "2033-09-08"),
+    2034: ("2034-02-19", "2034-06-20", "2034-09-27"),
+    2035: ("2035-02-08", "2035-06-10", "2035-09-16"),
+}
+_LUNAR_DAYS = ("new_year", "dragon_boat", "mid_autumn")
 _HOLIDAY = re.compile(
     "|".join(f"(?P<h{i}>{pattern})" for i, (pattern, _, _) in enumerate(_HOLIDAYS))
 )
@@ -718,25 +751,45 @@ def is_holiday(text: str) -> bool:
     return _HOLIDAY.fullmatch(text) is not None
 
 
+_EVERY_YEAR = re.compile(
+    r"一般|通常|平时|平時|每年|往年|毎年|いつも|매년|보통|(?ai:\b(?:usually|typically|every\s+year)\b)"
+)
+"""A question about what is done every year (中秋一般怎么过): no one year's holiday."""
+
+
 def _asked_holiday(text: str, today: date) -> list[tuple[int, int, str]]:
     """``(start, end, day)`` for the days of each holiday a question names (:data:`_HOLIDAYS`),
     by its tense as a weekend alone (:func:`_asked_weekend`): the latest to have begun by
-    today, or the next not yet over; none when it has neither tense (``国庆一般去哪？``)."""
+    today, or the next not yet over; none when it has neither tense or asks about every year
+    (``国庆一般去哪？``, ``中秋一般怎么过``)."""
     ahead = _AHEAD.search(text) is not None
-    if not ahead and _PAST.search(text) is None:
+    if (not ahead and _PAST.search(text) is None) or _EVERY_YEAR.search(text):
         return []
     found = []
     for m in _HOLIDAY.finditer(text):
-        _, (month, day), length = _HOLIDAYS[int((m.lastgroup or "h0")[1:])]
-        first = date(today.year, month, day)
-        if ahead and first + timedelta(days=length - 1) < today:
-            first = first.replace(year=today.year + 1)
-        elif not ahead and first > today:
-            first = first.replace(year=today.year - 1)
+        _, when, length = _HOLIDAYS[int((m.lastgroup or "h0")[1:])]
+        first = _holiday_in(when, today.year)
+        if first is not None and ahead and first + timedelta(days=length - 1) < today:
+            first = _holiday_in(when, today.year + 1)
+        elif first is not None and not ahead and first > today:
+            first = _holiday_in(when, today.year - 1)
+        if first is None:
+            continue  # a lunar holiday of a year the table does not hold
         found += [
             (m.start(), m.end(), (first + timedelta(days=n)).isoformat()) for n in range(length)
         ]
     return found
+
+
+def _holiday_in(when: tuple[int, int] | tuple[str, int], year: int) -> date | None:
+    """The first day of a holiday of :data:`_HOLIDAYS` in ``year``: a fixed ``(month, day)``,
+    or a day of :data:`_LUNAR` and how many days before or after it the holiday begins."""
+    if isinstance(when[0], int):
+        return date(year, when[0], when[1])
+    if year not in _LUNAR:
+        return None
+    day = date.fromisoformat(_LUNAR[year][_LUNAR_DAYS.index(when[0])])
+    return day + timedelta(days=when[1])
 
 
 _EN_COUNTS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
