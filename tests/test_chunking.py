@@ -1136,6 +1136,9 @@ def test_a_holiday_a_question_names_by_its_tense() -> None:
     assert days("端午节有什么计划", date(2026, 5, 1)) == ["2026-06-18", "2026-06-19", "2026-06-20"]
     assert days("春节做了什么", date(2036, 6, 1)) == []  # a year the table does not hold
     assert days("中秋一般怎么过") == [] and days("What do we usually do at Christmas?") == []
+    # nor a weekend, weekday or day of the month asked about as a rule, though 过 reads as past
+    assert days("周末一般怎么过") == [] and days("周二一般几点开会了") == []
+    assert days("15号一般做什么") == [] and days("周末怎么过的？") == ["2026-11-28", "2026-11-29"]
     # months in Chinese numerals
     assert days("十一月做了什么") == [f"--11-{d:02d}" for d in range(1, 31)]
     assert days("九月份的工作") == [f"--09-{d:02d}" for d in range(1, 31)]

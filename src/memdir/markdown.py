@@ -628,6 +628,15 @@ _ANY_WEEKDAY = re.compile(
 )
 
 
+_HABIT = re.compile(
+    r"一般|通常|平时|平時|每年|往年|毎年|いつも|매년|보통"
+    r"|(?ai:\b(?:usually|typically|normally|generally|every\s+year)\b)"
+)
+"""A question about what is done as a rule (周末一般怎么过, 中秋一般怎么过, what do I usually do
+on Tuesday?): no one weekend, weekday, day or holiday, whatever tense its verb seems to have
+(过 of 怎么过 reads as past)."""
+
+
 def _bare_weekday(text: str, today: date) -> list[tuple[int, int, str]]:
     """``(start, end, day)`` of the one weekday a question names alone (``what did I do on
     Tuesday?``, ``周二做了什么？``, ``火曜日に何をした？``, ``화요일에 뭐 했어?``): the latest
@@ -635,7 +644,7 @@ def _bare_weekday(text: str, today: date) -> list[tuple[int, int, str]]:
     the next from today. None when it names two weekdays or more (a change from one to the
     other, a range), or when the question has neither tense (:data:`_PAST`)."""
     m = _BARE_WEEKDAY.search(text)
-    if m is None:
+    if m is None or _HABIT.search(text):
         return []
     named = {
         _WEEKDAY_NUMBER[next(w for w in n.groups() if w).lower()]
@@ -659,7 +668,7 @@ def _asked_weekend(text: str, today: date) -> list[tuple[int, int, str]]:
     by its tense (:data:`_PAST`, :data:`_AHEAD`), the latest up to today, or the next from
     today; none when it has neither (``周末一般几点起？``: a habit)."""
     m = _BARE_WEEKEND.search(text)
-    if m is None:
+    if m is None or _HABIT.search(text):
         return []
     ahead = _AHEAD.search(text) is not None
     if ahead:
@@ -751,19 +760,13 @@ def is_holiday(text: str) -> bool:
     return _HOLIDAY.fullmatch(text) is not None
 
 
-_EVERY_YEAR = re.compile(
-    r"一般|通常|平时|平時|每年|往年|毎年|いつも|매년|보통|(?ai:\b(?:usually|typically|every\s+year)\b)"
-)
-"""A question about what is done every year (中秋一般怎么过): no one year's holiday."""
-
-
 def _asked_holiday(text: str, today: date) -> list[tuple[int, int, str]]:
     """``(start, end, day)`` for the days of each holiday a question names (:data:`_HOLIDAYS`),
     by its tense as a weekend alone (:func:`_asked_weekend`): the latest to have begun by
     today, or the next not yet over; none when it has neither tense or asks about every year
     (``国庆一般去哪？``, ``中秋一般怎么过``)."""
     ahead = _AHEAD.search(text) is not None
-    if (not ahead and _PAST.search(text) is None) or _EVERY_YEAR.search(text):
+    if (not ahead and _PAST.search(text) is None) or _HABIT.search(text):
         return []
     found = []
     for m in _HOLIDAY.finditer(text):
@@ -936,6 +939,8 @@ def _bare_day(text: str, today: date) -> list[tuple[int, int, str]]:
     (:data:`_BARE_DAY`): by its tense (:data:`_AHEAD`), the next such day from ``today`` or
     else the latest up to it, in the nearest month that has it (31号 asked on 15 October:
     31 August)."""
+    if _HABIT.search(text):
+        return []  # 每月15号一般做什么: no one month's
     ahead = _AHEAD.search(text) is not None
     found = []
     for m in _BARE_DAY.finditer(text):
