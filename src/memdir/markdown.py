@@ -169,7 +169,7 @@ _MONTHS = {
     for name in names
 }
 _MONTH_NAME = "|".join(sorted(_MONTHS, key=len, reverse=True))
-_CJK_DIGITS = "一二三四五六七八九十"
+_CJK_COUNTS = "一二三四五六七八九十"
 _CJK_DAY = "[一二三]?十[一二三四五六七八九]?|[一二三四五六七八九]"
 """A day of the month in Chinese numerals (三, 十五, 二十三, 三十一)."""
 _WRITTEN_DATE = re.compile(
@@ -186,7 +186,7 @@ _WRITTEN_DATE = re.compile(
     rf"|(?ai:\b(?P<d5>\d{{1,2}})(?:(?:st|nd|rd|th)(?:\s+of)?)?\s+(?P<mn5>{_MONTH_NAME})\b\.?"
     r"(?:,?\s+(?P<y5>\d{4})\b)?)"
     # 九月三日, 十一月二十号: in Chinese numerals
-    rf"|(?<![{_CJK_DIGITS}])(?P<m6>十[一二]?|[一二三四五六七八九])\s*月\s*(?P<d6>{_CJK_DAY})\s*[日号號]"
+    rf"|(?<![{_CJK_COUNTS}])(?P<m6>十[一二]?|[一二三四五六七八九])\s*月\s*(?P<d6>{_CJK_DAY})\s*[日号號]"
 )
 
 
@@ -389,7 +389,7 @@ def _clock_hour(m: re.Match[str]) -> int | None:
     word = m["zh"]
     if m["zh_part"] is None and m.group().rstrip()[-1] in "点點" and not m["zh_after"]:
         return None  # 三点意见, 3点: a count as often as a time, without 下午 or 的会 after it
-    hour = int(word) if word.isdigit() else _cjk_number(word)
+    hour = _cjk_number(word)
     if hour is None or hour > 24:
         return None
     if (m["zh_part"] in _LATER or (m["zh_part"] is None and 1 <= hour <= 6)) and hour < 12:
@@ -398,7 +398,9 @@ def _clock_hour(m: re.Match[str]) -> int | None:
 
 
 def _cjk_number(word: str) -> int | None:
-    """一 to 二十四 as a number (十 = 10, 十二 = 12, 二十 = 20)."""
+    """一 to 九十九 as a number (十 = 10, 十二 = 12, 二十 = 20), and a number written in digits."""
+    if word.isdigit():
+        return int(word)
     digits = "一二三四五六七八九"
     word = word.replace("两", "二").replace("兩", "二")
     if "十" not in word:
@@ -796,7 +798,6 @@ def _holiday_in(when: tuple[int, int] | tuple[str, int], year: int) -> date | No
 
 
 _EN_COUNTS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
-_CJK_COUNTS = "一二三四五六七八九十"
 _COUNTS = {
     **{w: n for n, w in enumerate(_EN_COUNTS, 1)},
     "a": 1,
@@ -840,8 +841,8 @@ _MONTH_WORD = re.compile(
     # 9月, 9月份, 2026年9月, 9월, 2026년 9월: a month and no day
     r"|(?<![\d/.\-])(?:(?P<cjk_year>\d{4})\s*[年년]\s*)?(?P<cjk>\d{1,2})\s*[月월](?:份)?(?!\s*\d|曜)"
     # 九月, 十一月份: in Chinese numerals (not 一个月, 九月三日)
-    rf"|(?<![{_CJK_DIGITS}\d第])(?P<cjk_word>十[一二]?|[一二三四五六七八九])月(?:份)?"
-    rf"(?![{_CJK_DIGITS}\d日号號曜天怀懷与與])"  # not 五月天, 十月怀胎, 七月与安生
+    rf"|(?<![{_CJK_COUNTS}\d第])(?P<cjk_word>十[一二]?|[一二三四五六七八九])月(?:份)?"
+    rf"(?![{_CJK_COUNTS}\d日号號曜天怀懷与與])"  # not 五月天, 十月怀胎, 七月与安生
 )
 
 
@@ -888,7 +889,7 @@ def _named_months(text: str, today: date | None) -> list[tuple[int, int, str]]:
                 days = _days_of_month(year, month + 1)
             if day := _day_of_the_month(text, m.start(), m.end()):
                 start, end, number = day
-                if number <= len(_days_of_month(year, month + 1)):
+                if number <= calendar.monthrange(year, month + 1)[1]:
                     found.append((start, end, date(year, month + 1, number).isoformat()))
                 continue
             found += _part_of_month(text, m.start(), m.end(), days, today, until)
@@ -920,12 +921,12 @@ def _day_of_the_month(text: str, start: int, end: int) -> tuple[int, int, int] |
         number, start = before["d"], start - len(before.group())
     else:
         return None
-    day = int(number) if number.isdigit() else _cjk_number(number)
+    day = _cjk_number(number)
     return (start, end, day) if day and 1 <= day <= 31 else None
 
 
 _BARE_DAY = re.compile(
-    rf"(?<![\d月/.\-{_CJK_DIGITS}])(?P<d>\d{{1,2}}|{_CJK_DAY})\s*[号號]"
+    rf"(?<![\d月/.\-{_CJK_COUNTS}])(?P<d>\d{{1,2}}|{_CJK_DAY})\s*[号號]"
     r"(?=那一?天|当天|當天|这天|這天|做|干|幹|有|在|去|见|見|跟|和|的|上午|下午|早上|中午|晚上"
     r"|[？?，,。！!\s]|$)"
     r"|(?ai:\bon\s+the\s+(?P<nth>\d{1,2})(?:st|nd|rd|th))(?=\s*(?:[?.,!;]|$))"
@@ -945,7 +946,7 @@ def _bare_day(text: str, today: date) -> list[tuple[int, int, str]]:
     found = []
     for m in _BARE_DAY.finditer(text):
         number = m["nth"] or m["d"]
-        day = int(number) if number.isdigit() else _cjk_number(number)
+        day = _cjk_number(number)
         if not day or not 1 <= day <= 31:
             continue
         step = 1 if ahead else -1

@@ -448,12 +448,12 @@ def query_profile(
         # BILL 421, hnm 147, int 32: a code typed as two words, which memory holds joined
         # (BILL-421, int32), is that code too; the words stay terms. A name and a number the
         # notes write apart (PG 16, of notes writing PG 13 → 16 as well) stay words alone
-        _, held_as = index.term_dfs([*spaced, *(p.replace(" ", "") for p in spaced)])
+        joined = {p: p.replace(" ", "") for p in spaced}
+        _, held_as = index.term_dfs([*spaced, *joined.values()])
         terms += [
             p
             for p in spaced
-            if (held_as[p] or held_as[p.replace(" ", "")])
-            and not (held_as[p] and _written_apart(index, p))
+            if (held_as[p] or held_as[joined[p]]) and not (held_as[p] and _written_apart(index, p))
         ]
     grams = [t for t in terms if len(t) == 2 and _is_cjk_gram(t)]
     chars = [g[0] for g in grams] + [g[1] for g in grams]
