@@ -31,15 +31,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, tzinfo
 
-from memdir.markdown import (
-    Heading,
-    MarkdownDoc,
-    file_date,
-    heading_date,
-    is_list_item,
-    marker_date,
-    read_markdown,
-)
+from memdir.dates import file_date, heading_date, marker_date
+from memdir.markdown import Heading, MarkdownDoc, is_list_item, read_markdown
 from memdir.text import replace_surrogates, weighted_length
 
 __all__ = [

@@ -457,7 +457,7 @@ def test_an_index_dated_the_old_way_is_rebuilt_with_heading_dates_without_a_year
 
     import memdir.chunking as chunking
     import memdir.index.sync as sync
-    from memdir.markdown import first_date
+    from memdir.dates import first_date
 
     ws = _workspace(tmp_path / "ws", {})
     note = ws / "memory" / "projects" / "hanami.md"

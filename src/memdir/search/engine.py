@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from memdir.config import MAX_RESULTS, Config
+from memdir.dates import entry_hours, file_date
 from memdir.errors import EmbeddingError, UsageError
 from memdir.index import ChunkRow, KeywordRow
 from memdir.index.backend import IndexBackend
-from memdir.markdown import entry_hours, file_date
 from memdir.search.decay import decay_multiplier, timestamp_for
 from memdir.search.hybrid import Candidate, merge, normalise_weights
 from memdir.search.keyword import (
@@ -192,7 +192,7 @@ the part of the day it names (:func:`_demote_other_hours`)."""
 OTHER_DAY_FACTOR = 0.25
 """In vector search, the factor on the score of every result not dated a day the question
 names in words (``what did I do on Aug 3?``, ``8月3日做了什么？``) when memory holds a chunk so
-dated (:func:`memdir.markdown.named_days`): to an embedder "Aug 3" is noise, and the nearest
+dated (:func:`memdir.dates.named_days`): to an embedder "Aug 3" is noise, and the nearest
 chunks were any day's. Asked of every daily log of bench/agentmem's engineer memory in eight
 frames (``bench/agentmem/days.py``), vector search had none of that day's chunks in its first
 three for 288 of 368 questions, then for 74 at 0.5 (with the day's chunks added as

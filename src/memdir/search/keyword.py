@@ -9,9 +9,9 @@ from dataclasses import dataclass, replace
 from datetime import date
 
 from memdir.chunking import embed_input
+from memdir.dates import is_holiday, named_days, part_of_day
 from memdir.index import ChunkRow, KeywordRow
 from memdir.index.backend import IndexBackend
-from memdir.markdown import is_holiday, named_days, part_of_day
 from memdir.search.mentions import naming_chunks
 from memdir.text import (
     aliases,
@@ -313,7 +313,7 @@ class QueryProfile:
     """The days (``YYYY-MM-DD``) the query names in words (``Aug 3``, ``8月3日``, ``9/8（火）``,
     yesterday, each day of last week, 上周, September or 9月; not ISO dates, which notes
     write as the query does and FTS5 matches) when some chunk is dated one of them, or names
-    one in its text (:attr:`naming`; :func:`memdir.markdown.named_days`); a day or month
+    one in its text (:attr:`naming`; :func:`memdir.dates.named_days`); a day or month
     named without a year is in the year of the newest such day memory has a note of. Their
     words are no terms; days no chunk is dated or names are searched as their words. A
     month's words are no terms either: "in November" of a question that asks about a push
@@ -337,7 +337,7 @@ class QueryProfile:
     they hold :data:`NAMING_SHARE` of it; the others, naming a day no chunk is dated, all."""
     hours: tuple[int, int] | None = None
     """The hours (from, to) of the part of :attr:`days` the query names (上午, yesterday
-    afternoon, 下午3点: :func:`memdir.markdown.part_of_day`); its words are no terms either.
+    afternoon, 下午3点: :func:`memdir.dates.part_of_day`); its words are no terms either.
     ``None`` when it names none, or no day."""
 
     def alone(self) -> QueryProfile:
@@ -376,7 +376,7 @@ def query_profile(
     """The terms of ``query`` weighed against the index; ``None`` when it has no term.
 
     The days it names in words (:attr:`QueryProfile.days`) are counted from ``today`` too when
-    it is given (yesterday, 昨天, last Friday: :func:`memdir.markdown.named_days`).
+    it is given (yesterday, 昨天, last Friday: :func:`memdir.dates.named_days`).
 
     A CJK bigram that memory never holds while it holds both its characters is left out of
     the masses: in a question it is mostly two words' edges (上聊 in 1:1 上聊了什么), not a

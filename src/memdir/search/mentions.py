@@ -4,7 +4,7 @@ A plan is written in the log of the day it is made, not of the day it is for: ``
 下周二（9/15）上 prod`` stands in the log of 9/9, ``9/19（土）10:00 で予約`` in that of 9/8, and a
 day still to come, or a weekend, has no log at all. So "9月15日有什么安排？" and "what's on
 tomorrow?" are answered by the chunks whose own text names the day (:func:`naming_chunks`), as
-:func:`memdir.markdown.named_days` reads it from the chunk's own day: ``9/15``, ``9月15日``,
+:func:`memdir.dates.named_days` reads it from the chunk's own day: ``9/15``, ``9月15日``,
 ``Sep 15``, ``2026-09-15``, 明天, 下周二 or tomorrow in the log of a day before it, 昨天 or
 昨日 in the log of a day after (``昨日の design review`` of a day with no log), and a weekend's
 Saturday and Sunday in the log of a day around them (这个周末, ``周末再回她``, over the weekend).
@@ -21,9 +21,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import date, timedelta
 
+from memdir.dates import days_from, named_days, weekends_from
 from memdir.index import KeywordRow
 from memdir.index.backend import IndexBackend
-from memdir.markdown import days_from, named_days, weekends_from
 
 __all__ = ["DAYS_AROUND", "MAX_DAYS", "MENTION_PROBE", "naming_chunks"]
 

@@ -28,7 +28,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from memdir.markdown import named_days
+from memdir.dates import named_days
 from memdir.text import identifier_spans
 
 __all__ = [
