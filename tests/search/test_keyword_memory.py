@@ -266,3 +266,49 @@ def test_a_name_and_a_number_the_notes_write_apart_are_no_code(tmp_path: Path) -
         # one the notes write only joined is a code (BILL-438), as HNM-147 in the test above
         profile = query_profile(mem.index, "bill 438 rehearsal")
         assert profile is not None and "bill 438" in profile.terms
+
+
+def test_a_quarter_or_half_asked_the_way_memory_does_not_write_it(tmp_path: Path) -> None:
+    files = {
+        "memory/2026-10-14.md": "# 2026-10-14\n\n### 14:00 - Q4 OKR 定稿\nKR1 对账差异率 < 0.05%\n",
+        "memory/2026-07-10.md": "# 2026-07-10\n\n### 10:00 - Q3 OKR\nKR1 对账差异率 < 0.1%\n",
+        "memory/2026-10-15.md": "# 2026-10-15\n\n### 16:00 - 1:1\n同意明年 H1 做 provider 抽象层。\n",
+        "memory/2026-08-12.md": "# 2026-08-12\n\n### 15:30 - HC\nH2 批下来 1 个 HC。\n",
+        "memory/notes/seasons.md": "# 四季\n\n四季度假村的房价，第四个周末去。\n",
+    }
+    with Memory(write_notes(tmp_path, files), overrides=KEYWORD_ONLY) as mem:
+        # as words, 第四季度 is 第四, 四季, 季度: the seasons note held two of them, and no
+        # note holds 季度 at all; read as the notes' Q4 it finds the Q4 note
+        for asked in ("第四季度的 OKR 定了哪些 KR？", "fourth quarter OKR", "4분기 OKR"):
+            assert _paths(mem, asked)[:1] == ["memory/2026-10-14.md"], asked
+        assert _paths(mem, "三季度的 OKR")[:1] == ["memory/2026-07-10.md"]
+        assert _paths(mem, "上半年要做什么架构改造？")[:1] == ["memory/2026-10-15.md"]
+        assert _paths(mem, "what was planned for the first half of next year?")[:1] == [
+            "memory/2026-10-15.md"
+        ]
+        assert _paths(mem, "下半年批了几个 HC？")[:1] == ["memory/2026-08-12.md"]
+        # this quarter is today's: Q4 on 2026-12-05, Q3 on 2026-08-01
+        hits = mem.search("这个季度的 OKR", mode="keyword", today=date(2026, 12, 5))
+        assert [h.path for h in hits][:1] == ["memory/2026-10-14.md"]
+        hits = mem.search("这个季度的 OKR", mode="keyword", today=date(2026, 8, 1))
+        assert [h.path for h in hits][:1] == ["memory/2026-07-10.md"]
+        # a writing memory holds is searched as written
+        profile = query_profile(mem.index, "Q4 OKR")
+        assert profile is not None and profile.terms == ["q4", "okr"]
+        profile = query_profile(mem.index, "第四季度 OKR")
+        assert profile is not None and profile.terms == ["q4", "okr"]
+
+
+def test_a_quarter_memory_writes_in_chinese_asked_as_a_label(tmp_path: Path) -> None:
+    files = {
+        "memory/2026-10-14.md": "# 2026-10-14\n\n### 14:00 - 规划\n四季度的目标：对账差异率 < 0.05%\n",
+        "memory/2026-07-10.md": "# 2026-07-10\n\n### 10:00 - 规划\n三季度的目标：对账差异率 < 0.1%\n",
+        "memory/notes/q4.md": "# misc\n\nQ4 of the survey asked about the office coffee.\n",
+    }
+    with Memory(write_notes(tmp_path, files), overrides=KEYWORD_ONLY) as mem:
+        # memory writes Q3 nowhere: the question's Q3 is the notes' 三季度
+        assert _paths(mem, "Q3 目标")[:1] == ["memory/2026-07-10.md"]
+        assert _paths(mem, "third quarter goals")[:1] == ["memory/2026-07-10.md"]
+        # memory writes Q4 (of a survey): the question's Q4 is kept as written
+        profile = query_profile(mem.index, "Q4 目标")
+        assert profile is not None and "q4" in profile.terms

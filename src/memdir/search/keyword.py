@@ -18,6 +18,7 @@ from memdir.text import (
     asked_kinds,
     bilingual,
     bridge_term,
+    fts_document,
     fts_match,
     fts_query_terms,
     is_katakana_word,
@@ -29,6 +30,7 @@ from memdir.text import (
     term_surfaces,
     variants,
 )
+from memdir.text.periods import periods, writings
 from memdir.text.scripts import term_writings
 
 __all__ = [
@@ -441,6 +443,7 @@ def query_profile(
         dated = index.dated(list(day_keys), 0)[0]
     naming = {i: row for i, row in naming.items() if row.chunk.date not in day_keys}
     dated += len(naming)
+    query = _periods_as_written(index, query, today)
     terms = fts_query_terms(query, stopwords=stopwords, alone=not day_keys)
     if not terms and not day_keys:
         return None
@@ -807,6 +810,28 @@ def _written_apart(index: IndexBackend, phrase: str) -> bool:
 _GLUED = re.compile(r"([a-z]{2,})(\d{2,})")
 _SPACED = re.compile(r"([a-z]{2,}) (\d{2,})")
 _VERSION = re.compile(r"(v?)(\d+(?: \d+){2,3})")  # three parts or more: v2.11 is no v2 … 11
+
+
+def _periods_as_written(index: IndexBackend, query: str, today: date | None) -> str:
+    """``query`` with each quarter or half of a year it names that memory never writes as the
+    question does written as memory writes it most (:mod:`memdir.text.periods`): 第四季度的 OKR
+    as ``Q4 的 OKR`` for notes of ``Q4 OKR``, 上半年 as ``H1``, the fourth quarter as 四季度 for
+    notes in Chinese; this quarter as the quarter of ``today``. A writing memory holds is kept
+    (``Q4`` of such notes)."""
+    found = periods(query, today)
+    if not found:
+        return query
+    written = {p: [query[p.start : p.end], *writings(p.kind, p.number)] for p in found}
+    forms = {w: fts_document(w) for ws in written.values() for w in ws}
+    _, dfs = index.term_dfs(list(dict.fromkeys(forms.values())))
+    for p in reversed(found):
+        own, *others = written[p]
+        if dfs[forms[own]]:
+            continue
+        best = max(others, key=lambda w: dfs[forms[w]])
+        if dfs[forms[best]]:
+            query = f"{query[: p.start]} {best} {query[p.end :]}"
+    return query
 
 
 def respellings(terms: Iterable[str], quoted: frozenset[str] = frozenset()) -> dict[str, list[str]]:
