@@ -312,3 +312,46 @@ def test_a_quarter_memory_writes_in_chinese_asked_as_a_label(tmp_path: Path) -> 
         # memory writes Q4 (of a survey): the question's Q4 is kept as written
         profile = query_profile(mem.index, "Q4 目标")
         assert profile is not None and "q4" in profile.terms
+
+
+def _config_notes() -> dict[str, str]:
+    """Notes naming config keys and tables in camelCase and snake_case, among notes holding
+    their words loosely."""
+    files = {
+        "memory/2026-11-09.md": "# 2026-11-09\n\n### 15:30 - HPA\n`autoscaling.maxReplicas: 32`\n",
+        "memory/2026-11-04.md": "# 2026-11-04\n\n### 11:30 - fix\n`ack_wait=60s`（原来是默认的 30s）\n",
+        "memory/projects/atlas.md": (
+            "# atlas\n\n## Tables\n- `atlas_users_daily`: DAU per day\n"
+            "- `events_raw_v2`: partitioned by `toDate(event_ts)`\n"
+        ),
+        "memory/notes/api.md": "# api\n\nEvery request carries the user id; `user_id` is a UUID.\n",
+    }
+    for n in range(10):
+        files[f"memory/2026-10-{n + 10}.md"] = (
+            f"# 2026-10-{n + 10}\n\n### 10:00 - atlas\n"
+            f"atlas daily users report sent; ledger v2.{n}.0 released; max replicas of "
+            f"pods reviewed; the user waits for an ack\n"
+        )
+    return files
+
+
+def test_a_name_asked_in_another_case_or_as_words(tmp_path: Path) -> None:
+    with Memory(write_notes(tmp_path, _config_notes()), overrides=KEYWORD_ONLY) as mem:
+        # camelCase, one token no snake_case note holds, and the reverse
+        for asked in ("max_replicas 调到多少了？", "maxReplicas"):
+            assert _paths(mem, asked)[:1] == ["memory/2026-11-09.md"], asked
+        for asked in ("ackWait 默认多少？", "AckWait"):
+            assert _paths(mem, asked)[:1] == ["memory/2026-11-04.md"], asked
+        # typed as words: among the logs holding atlas, daily, users, v2, raw loosely, the
+        # name memory writes joined only
+        for asked in ("atlas users daily 是哪张表？", "events raw v2 的分区", "eventsRawV2"):
+            assert _paths(mem, asked)[:1] == ["memory/projects/atlas.md"], asked
+        profile = query_profile(mem.index, "events raw v2 的分区")
+        assert profile is not None and "events raw v2" in profile.terms
+        # memory writes "the user id" too: words, not a name
+        profile = query_profile(mem.index, "where does the user id come from?")
+        assert profile is not None and "user id" not in profile.terms
+        # "max replicas", which notes write maxReplicas: each word held through it
+        profile = query_profile(mem.index, "what is max replicas set to?")
+        assert profile is not None
+        assert profile.bridges.get("max") == profile.bridges.get("replicas") == ["maxreplicas"]

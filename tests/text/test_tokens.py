@@ -202,6 +202,30 @@ def test_document_expands_cjk_and_keeps_latin_words() -> None:
     ]
 
 
+def test_a_snake_case_name_is_also_one_word() -> None:
+    """``max_replicas`` (which FTS5 holds as ``max`` and ``replicas``) is followed by
+    ``maxreplicas``, the token a camelCase ``maxReplicas`` is: either spelling finds the other
+    by one word."""
+    assert fts_document("set `max_replicas: 32` and EVENTS_RAW_V2").split() == [
+        "set",
+        "max_replicas",
+        "32",
+        "and",
+        "events_raw_v2",
+        "maxreplicas",
+        "eventsrawv2",
+    ]
+    # not a lone or doubled underscore's one part
+    assert fts_document("__init__ _vN.json a_b").split() == ["__init__", "_vn", "json", "a_b", "ab"]
+    # after the text, so that a code holding the name is still its phrase
+    conn = _fts_table(["max_inflight=512 since Tuesday"])
+    assert _found(conn, "max_inflight=512") == {0}
+    conn = _fts_table(["autoscaling.maxReplicas: 32", "`max_replicas` is 32", "max replicas"])
+    assert _found(conn, "maxReplicas") == {0, 1}
+    # the phrase, as the words written apart: search bridges it to the one word
+    assert _found(conn, "max_replicas") == {1, 2}
+
+
 def test_fullwidth_latin_is_folded() -> None:
     assert word_tokens("ＡＢＣ１２３") == ["abc123"]
 

@@ -30,6 +30,7 @@ from memdir.text import (
     term_surfaces,
     variants,
 )
+from memdir.text.casing import camel_words, word_runs
 from memdir.text.periods import periods, writings
 from memdir.text.scripts import term_writings
 
@@ -466,15 +467,17 @@ def query_profile(
     coded = {t for t in terms if t in quoted or is_identifier_term(t)}
     offered = _bridges(index, query, terms, quoted) if bridges else {}
     respelled = respellings(terms, quoted)
-    for term, spelled in respelled.items():
+    for term, spelled in [*respelled.items(), *case_spellings(query, terms, quoted).items()]:
         offered[term] = [*spelled, *offered.get(term, ())]
     pieces = _pieces(terms)  # an identifier's words
     # a bridge as FTS5 holds it: a katakana loanword is the phrase of its grams
     form = {w: bridge_term(w) for words in offered.values() for w in words}
     phrases = {p for w, p in form.items() if p != w}
     loan_grams = {g for p in phrases for g in p.split()}
+    runs = [r for r in word_runs(query) if all(w in terms and w not in quoted for w in r)]
+    run_words = ["".join(r) for r in runs]  # max replicas: maxReplicas, max_replicas as one word
     wanted = [*terms, *chars, *pieces, *(p for p in form.values() if p not in phrases), *loan_grams]
-    total, dfs = index.term_dfs(list(dict.fromkeys(wanted)))
+    total, dfs = index.term_dfs(list(dict.fromkeys([*wanted, *run_words])))
     # a phrase is counted (a MATCH each) only when memory holds all its grams: in a memory
     # without katakana, no English word's loanword costs a query
     held_phrases = [p for p in phrases if all(dfs[g] for g in p.split())]
@@ -482,6 +485,14 @@ def query_profile(
     for w, as_held in form.items():
         df = dfs.get(as_held, 0)
         dfs[w] = _loanword_df(index, w, as_held, df) if df and as_held != w else df
+    named, joined = _runs_as_names(index, runs, terms, dfs)
+    for term, words in joined.items():  # max replicas, of notes writing maxReplicas
+        offered[term] = [*words, *offered.get(term, ())]
+        form.update((w, w) for w in words)
+    if named:  # atlas users daily, which memory writes atlas_users_daily only: that name too
+        terms += named
+        coded.update(named)
+        dfs.update(index.term_dfs(named)[1])
     bridged = {
         t: held[:BRIDGES_PER_TERM]
         for t, words in offered.items()
@@ -792,6 +803,61 @@ def _spaced_codes(query: str, terms: list[str]) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def _written_with(phrase: str, gap: str) -> re.Pattern[str]:
+    """The words of ``phrase`` written with ``gap`` between them, each as the query writes it
+    or with a short ending (a plural, as FTS5's stemmer matches them: "Stripe charges" for
+    "stripe charge")."""
+    words = [re.escape(w[:-1] if len(w) > 3 and w.endswith("s") else w) for w in phrase.split(" ")]
+    ending = "[a-z]{0,3}"
+    return re.compile(rf"(?<![0-9a-z]){f'{ending}{gap}'.join(words)}{ending}(?![0-9a-z])", re.I)
+
+
+def _runs_as_names(
+    index: IndexBackend, runs: list[list[str]], terms: list[str], dfs: dict[str, int]
+) -> tuple[list[str], dict[str, list[str]]]:
+    """Words the query writes in a row (``runs``: :func:`memdir.text.casing.word_runs`, each
+    word a term) that memory writes as one name: ``(phrases, bridges)``.
+
+    Only a run memory holds as one word (``dfs`` of ``maxreplicas``: a camelCase
+    ``maxReplicas``, or a snake_case ``max_replicas``, after which the index adds it:
+    :func:`memdir.text.fts_document`) is read further, so most queries cost nothing more; the
+    chunks holding that word are read, at most :data:`APART_PROBE`, for how they write it.
+    Written glued (``maxReplicas``), each word of the run is held through it (a bridge:
+    "max replicas" for the notes' ``autoscaling.maxReplicas``, which neither word finds).
+    Written with underscores only, the run is that name (a phrase, weighed as an identifier:
+    "atlas users daily" for the notes' ``atlas_users_daily``, "events raw v2" for their
+    ``events_raw_v2``; as loose words, ``v2`` of every ledger release and ``atlas`` of every
+    note about it outranked the one naming the table), the longest of each stretch, unless
+    :func:`_joined_only` finds it written as prose too ("user id" of notes writing "the user
+    id", "dual write" of notes writing dual-write, stay loose words). No bridge then: a chunk
+    naming ``atlas_users_daily`` holds its words already."""
+    held = set(terms)
+    phrases: list[str] = []
+    bridges: dict[str, list[str]] = {}
+    for run in sorted(runs, key=len, reverse=True):
+        word, phrase = "".join(run), " ".join(run)
+        if not dfs.get(word) or word in held or phrase in held:
+            continue
+        rows = index.keyword(fts_match([word]) or "", APART_PROBE, ranked=False)
+        glued = re.compile(rf"(?<![0-9a-z_]){re.escape(word)}(?![0-9a-z_])", re.IGNORECASE)
+        if any(glued.search(row.chunk.text) for row in rows):
+            for w in run:
+                bridges.setdefault(w, []).append(word)
+        elif not any(f" {phrase} " in f" {p} " for p in phrases) and _joined_only(index, phrase):
+            phrases.append(phrase)
+    return phrases, bridges
+
+
+def _joined_only(index: IndexBackend, phrase: str) -> bool:
+    """Whether, among the first :data:`APART_PROBE` chunks holding ``phrase``, one writes its
+    words joined by underscores (``atlas_users_daily``) and none as prose does, with spaces
+    or a hyphen between (dual-write, of notes writing ``broker.dual_write`` too)."""
+    joined, apart = _written_with(phrase, "_"), _written_with(phrase, r"(?:[ \t]+|-)")
+    rows = index.keyword(fts_match([phrase]) or "", APART_PROBE, ranked=False)
+    texts = [row.chunk.text for row in rows]
+    return any(joined.search(t) for t in texts) and not any(apart.search(t) for t in texts)
+
+
 APART_PROBE = 20
 """How many of the chunks holding a word and a number in a row are read, at most, for one
 writing them apart (``PG 16``, not ``HNM-147``): :func:`_written_apart`."""
@@ -852,6 +918,28 @@ def respellings(terms: Iterable[str], quoted: frozenset[str] = frozenset()) -> d
         elif m := _VERSION.fullmatch(term):
             found[term] = [m[2] if m[1] else f"v{term}"]
     return found
+
+
+def case_spellings(
+    query: str, terms: Sequence[str], quoted: frozenset[str] = frozenset()
+) -> dict[str, list[str]]:
+    """The other case styles a name of the query may be written in (:mod:`memdir.text.casing`),
+    to be held through when memory writes it so: ``ackWait`` (one token) through the phrase
+    ``ack wait`` of notes writing "ack wait"; ``max_replicas`` through the notes'
+    ``maxReplicas`` (``maxreplicas``). Words typed apart are read by :func:`_runs_as_names`.
+    None for the ``quoted`` terms: code, meant as written."""
+    found: dict[str, list[str]] = {}
+    held = set(terms) - quoted
+    for word, phrase in camel_words(query):
+        if word in held:
+            found.setdefault(word, []).append(phrase)
+    for term in held:
+        if "_" in term and all(_SNAKE_PART.fullmatch(p) for p in term.split("_")):
+            found.setdefault(term, []).append(term.replace("_", ""))
+    return found
+
+
+_SNAKE_PART = re.compile(r"[a-z][a-z0-9]*|\d+")
 
 
 ALIAS_PROBE = 20

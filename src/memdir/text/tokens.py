@@ -64,8 +64,9 @@ __all__ = [
 
 # v2: English irregular verb forms indexed as their base form; v3: the FTS column holds the words
 # of this module's tokenizer, not the raw text; v4: Han variants folded (memdir.text.variants);
-# v5: okurigana bigrams (受け取り also as 受取).
-TOKENIZER_VERSION = f"words-v5-{variants.TAG}/unicode-{unicodedata.unidata_version}"
+# v5: okurigana bigrams (受け取り also as 受取); v6: a snake_case name also as one word
+# (events_raw_v2 also as eventsrawv2).
+TOKENIZER_VERSION = f"words-v6-{variants.TAG}/unicode-{unicodedata.unidata_version}"
 FTS_TOKENIZE = "porter unicode61 remove_diacritics 2"
 
 # Han (incl. Ext A, compatibility ideographs, Ext B+), kana, Hangul syllables and jamo, bopomofo.
@@ -213,9 +214,23 @@ def _tokens(text: str) -> list[str]:
 
 def fts_document(text: str) -> str:
     """The FTS5 column for ``text``: its words, space-separated, as :func:`word_tokens` finds
-    them, with English irregular verb forms as their base form (chose → choose)."""
+    them, with English irregular verb forms as their base form (chose → choose); after them,
+    each snake_case name's parts written as one word (``max_replicas`` also as
+    ``maxreplicas``, which FTS5 would hold only as ``max`` and ``replicas``): the token a
+    camelCase ``maxReplicas`` is, so that search finds either spelling by one word
+    (:func:`memdir.search.keyword.case_spellings`). At the end, not beside the name, so that
+    the phrase of a code holding it (``max_inflight=512``) stays whole."""
     tokens = _tokens(text)
-    return " ".join(map(BASE_FORMS.get, tokens, tokens))
+    words = " ".join(map(BASE_FORMS.get, tokens, tokens))
+    if "_" not in text:
+        return words
+    joined = [
+        "".join(parts)
+        for token in tokens
+        if "_" in token and len(parts := [p for p in token.split("_") if p]) > 1
+    ]
+    # after the text, so that the phrases of the words stay whole (max_inflight=512)
+    return f"{words} {' '.join(joined)}" if joined else words
 
 
 def word_tokens(text: str) -> list[str]:
