@@ -355,3 +355,21 @@ def test_a_name_asked_in_another_case_or_as_words(tmp_path: Path) -> None:
         profile = query_profile(mem.index, "what is max replicas set to?")
         assert profile is not None
         assert profile.bridges.get("max") == profile.bridges.get("replicas") == ["maxreplicas"]
+
+
+def test_a_word_asked_in_full_that_notes_write_short(tmp_path: Path) -> None:
+    files = {
+        "memory/2026-11-14.md": "# 2026-11-14\n\n### 02:00 - upgrade\nprod DB 切到 PG 16，停机 9 min。\n",
+        "memory/2026-09-02.md": "# 2026-09-02\n\n### 10:00 - relay\n3 msgs stuck in the DLQ, replayed.\n",
+        "memory/notes/setup.md": "# setup\n\nLocal dev uses docker compose; nothing runs in k8s.\n",
+        "memory/2026-08-01.md": "# 2026-08-01\n\n### 09:00 - standup\nAll quiet, no incidents.\n",
+    }
+    with Memory(write_notes(tmp_path, files), overrides=KEYWORD_ONLY) as mem:
+        asked = "How long was the production database down during the Postgres upgrade?"
+        assert _paths(mem, asked)[:1] == ["memory/2026-11-14.md"]
+        assert _paths(mem, "how many messages were in the dead-letter queue?")[:1] == [
+            "memory/2026-09-02.md"
+        ]
+        assert _paths(mem, "does anything run on Kubernetes?")[:1] == ["memory/notes/setup.md"]
+        # no form memory writes: nothing is made up
+        assert _paths(mem, "what is the time to live of the cache?") == []

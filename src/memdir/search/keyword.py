@@ -30,6 +30,7 @@ from memdir.text import (
     term_surfaces,
     variants,
 )
+from memdir.text.abbreviations import abbreviation_bridges
 from memdir.text.casing import camel_words, word_runs
 from memdir.text.periods import periods, writings
 from memdir.text.scripts import term_writings
@@ -766,13 +767,16 @@ def _bridges(
     index: IndexBackend, query: str, terms: list[str], quoted: frozenset[str]
 ) -> dict[str, list[str]]:
     """The words of the other language each term may be written as (see
-    :mod:`memdir.text.bilingual`), before memory is asked which it holds; names first. None
-    for the ``quoted`` ones: code, meant as written."""
+    :mod:`memdir.text.bilingual`), and the short or long form engineers write for it (prod,
+    production: :mod:`memdir.text.abbreviations`), before memory is asked which it holds;
+    names first, then those forms. None for the ``quoted`` ones: code, meant as written."""
 
     def held(words: list[str]) -> set[str]:
         return {w for w, df in index.term_dfs(words)[1].items() if df}
 
     offered = bilingual.word_bridges(query, terms)
+    for term, forms in abbreviation_bridges(query, terms).items():
+        offered[term] = list(dict.fromkeys([*forms, *offered.get(term, [])]))
     for term, names in bilingual.name_bridges(query, terms, held).items():
         offered[term] = list(dict.fromkeys([*names, *offered.get(term, [])]))
     declared = aliases.alias_bridges(query, terms, _declared(index, query, terms))
