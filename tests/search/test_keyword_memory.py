@@ -373,3 +373,27 @@ def test_a_word_asked_in_full_that_notes_write_short(tmp_path: Path) -> None:
         assert _paths(mem, "does anything run on Kubernetes?")[:1] == ["memory/notes/setup.md"]
         # no form memory writes: nothing is made up
         assert _paths(mem, "what is the time to live of the cache?") == []
+
+
+def test_the_words_of_software_work_across_chinese_and_english(tmp_path: Path) -> None:
+    files = {
+        "memory/2026-09-02.md": "# 2026-09-02\n\n### 15:00 - staging\nstaging 压测 1 小时，连接池峰值 41/64。\n",
+        "memory/2026-10-12.md": (
+            "# 2026-10-12\n\n### 10:00 - ledger\nStripe 连续 50 次 5xx 就熔断 30 秒。\n"
+        ),
+        "memory/2026-11-20.md": (
+            "# 2026-11-20\n\n### 16:00 - relay\nThe circuit breaker opened after 20 "
+            "timeouts; on-call was paged.\n"
+        ),
+        "memory/2026-08-01.md": "# 2026-08-01\n\n### 09:00 - standup\n没什么事，连续第三天没有 page。\n",
+    }
+    with Memory(write_notes(tmp_path, files), overrides=KEYWORD_ONLY) as mem:
+        assert _paths(mem, "What did the load test on staging show?")[:1] == [
+            "memory/2026-09-02.md"
+        ]
+        assert _paths(mem, "how full did the connection pool get?")[:1] == ["memory/2026-09-02.md"]
+        # the Chinese word for the English notes, and the reverse
+        assert _paths(mem, "relay 的熔断器什么时候打开的？")[:1] == ["memory/2026-11-20.md"]
+        assert _paths(mem, "What is the ledger's circuit breaker rule for Stripe?")[:1] == [
+            "memory/2026-10-12.md"
+        ]

@@ -32,6 +32,7 @@ from memdir.text import (
 )
 from memdir.text.abbreviations import abbreviation_bridges
 from memdir.text.casing import camel_words, word_runs
+from memdir.text.glossary import glossary_bridges
 from memdir.text.periods import periods, writings
 from memdir.text.scripts import term_writings
 
@@ -485,7 +486,8 @@ def query_profile(
     dfs.update(index.term_dfs(held_phrases)[1] if held_phrases else {})
     for w, as_held in form.items():
         df = dfs.get(as_held, 0)
-        dfs[w] = _loanword_df(index, w, as_held, df) if df and as_held != w else df
+        loanword = df and as_held != w and is_katakana_word(w)
+        dfs[w] = _loanword_df(index, w, as_held, df) if loanword else df
     named, joined = _runs_as_names(index, runs, terms, dfs)
     for term, words in joined.items():  # max replicas, of notes writing maxReplicas
         offered[term] = [*words, *offered.get(term, ())]
@@ -767,7 +769,8 @@ def _bridges(
     index: IndexBackend, query: str, terms: list[str], quoted: frozenset[str]
 ) -> dict[str, list[str]]:
     """The words of the other language each term may be written as (see
-    :mod:`memdir.text.bilingual`), and the short or long form engineers write for it (prod,
+    :mod:`memdir.text.bilingual`; the words of software work first: 连接池 → connection pool,
+    :mod:`memdir.text.glossary`), and the short or long form engineers write for it (prod,
     production: :mod:`memdir.text.abbreviations`), before memory is asked which it holds;
     names first, then those forms. None for the ``quoted`` ones: code, meant as written."""
 
@@ -775,6 +778,8 @@ def _bridges(
         return {w for w, df in index.term_dfs(words)[1].items() if df}
 
     offered = bilingual.word_bridges(query, terms)
+    for term, words in glossary_bridges(query, terms).items():
+        offered[term] = list(dict.fromkeys([*words, *offered.get(term, [])]))
     for term, forms in abbreviation_bridges(query, terms).items():
         offered[term] = list(dict.fromkeys([*forms, *offered.get(term, [])]))
     for term, names in bilingual.name_bridges(query, terms, held).items():

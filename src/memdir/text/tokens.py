@@ -663,10 +663,12 @@ def is_katakana_word(word: str) -> bool:
 
 def bridge_term(word: str) -> str:
     """The query term of a word another language gives a term (a bridge): the word itself,
-    or, for a katakana loanword (リリース), the phrase of the grams a document holds it as
-    (``リ リリ リ リー ー ース ス``), which FTS5 matches as a phrase and :func:`term_matcher`
-    is not given (it reads the word itself)."""
-    return fts_document(word) if is_katakana_word(word) else word
+    or, for a katakana loanword (リリース) or a CJK word of three characters or more (连接池),
+    the phrase of the grams a document holds it as (``リ リリ リ リー ー ース ス``), which FTS5
+    matches as a phrase and :func:`term_matcher` is not given (it reads the word itself)."""
+    if is_katakana_word(word) or (len(word) > 2 and _CJK_RUN.fullmatch(word)):
+        return fts_document(word)
+    return word
 
 
 def fts_match(terms: list[str]) -> str | None:
