@@ -397,3 +397,20 @@ def test_the_words_of_software_work_across_chinese_and_english(tmp_path: Path) -
         assert _paths(mem, "What is the ledger's circuit breaker rule for Stripe?")[:1] == [
             "memory/2026-10-12.md"
         ]
+
+
+def test_a_person_asked_by_the_role_memory_declares(tmp_path: Path) -> None:
+    files = {
+        "MEMORY.md": "# Memory\n\n## People\n- Manager: 周岚 (Zhou Lan). PM: Priya Nair.\n",
+        "memory/2026-10-15.md": (
+            "# 2026-10-15\n\n### 16:00 - 1:1 周岚\n她说我的周报太长，先写结论。\n"
+        ),
+        "memory/2026-10-16.md": "# 2026-10-16\n\n### 11:00 - roadmap\nPriya wants the export API by 12/1.\n",
+        "memory/2026-10-17.md": "# 2026-10-17\n\n### 10:00 - standup\n周报模板改了，大家都用新的。\n",
+    }
+    with Memory(write_notes(tmp_path, files), overrides=KEYWORD_ONLY) as mem:
+        assert _paths(mem, "上司对我的周报有什么意见？")[:1] == ["memory/2026-10-15.md"]
+        assert _paths(mem, "When does the PM want the export API?")[:1] == ["memory/2026-10-16.md"]
+        # a client's boss is not mine
+        profile = query_profile(mem.index, "青橙老板对周报有什么意见？")
+        assert profile is not None and "周岚" not in str(profile.bridges)

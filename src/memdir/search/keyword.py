@@ -26,6 +26,7 @@ from memdir.text import (
     loanwords,
     match_text,
     named_words,
+    roles,
     term_matcher,
     term_surfaces,
     variants,
@@ -778,6 +779,8 @@ def _bridges(
         return {w for w, df in index.term_dfs(words)[1].items() if df}
 
     offered = bilingual.word_bridges(query, terms)
+    for term, names in _role_bridges(index, query, terms).items():
+        offered[term] = list(dict.fromkeys([*names, *offered.get(term, [])]))
     for term, words in glossary_bridges(query, terms).items():
         offered[term] = list(dict.fromkeys([*words, *offered.get(term, [])]))
     for term, forms in abbreviation_bridges(query, terms).items():
@@ -795,6 +798,36 @@ def _bridges(
             if more:
                 offered[term] = list(dict.fromkeys([*more, *offered.get(term, [])]))
     return {term: words for term, words in offered.items() if term not in quoted}
+
+
+ROLE_PROBE = 20
+"""The most chunks naming a role's words that are read for the names they declare for it
+(``Manager: 周岚``): :func:`_role_bridges`."""
+
+
+def _role_bridges(index: IndexBackend, query: str, terms: list[str]) -> dict[str, list[str]]:
+    """The people the notes declare in a role the question names for the asker (my manager,
+    上司, the PM: :mod:`memdir.text.roles`), as bridges of the role's terms: 上司对我的沟通方式
+    提了什么意见？ is about 周岚, whom ``MEMORY.md`` declares ``Manager: 周岚 (Zhou Lan)`` and the
+    notes name, never as her role. The declarations are read in the first :data:`ROLE_PROBE`
+    chunks holding a word for the role; nothing when none declares one."""
+    asked = roles.asked_roles(query)
+    if not asked:
+        return {}
+    found: dict[str, list[str]] = {}
+    for role in dict.fromkeys(r for _, r in asked):
+        words = [bridge_term(w) for w in roles.role_words(role)]
+        rows = index.keyword(fts_match(words) or "", ROLE_PROBE, ranked=False)
+        for row in rows:
+            for name in roles.declared_roles(row.chunk.text).get(role, ()):
+                found.setdefault(role, []).append(name if not name.isascii() else name.lower())
+    bridges: dict[str, list[str]] = {}
+    for word, role in asked:
+        names = list(dict.fromkeys(found.get(role, ())))
+        held = [t for t in fts_query_terms(word) if t in terms] or ([word] if word in terms else [])
+        for term in held:
+            bridges[term] = list(dict.fromkeys([*bridges.get(term, ()), *names]))
+    return {t: ns for t, ns in bridges.items() if ns}
 
 
 _TWO_WORDS = re.compile(r"(?<![0-9A-Za-z_.\-])([A-Za-z]{2,}) (\d{2,})(?![0-9A-Za-z_:/\-]|\.\d)")
