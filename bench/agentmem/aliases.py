@@ -13,7 +13,7 @@ brackets after the other, or side by side in a table cell), not with memdir's; t
 (Tao Wang) in a fifth. A hit is a result that names the person in the
 other form and not in the asked one (a note the asked form alone could not reach). Each
 question is asked twice: as memdir searches, and with the declarations ignored
-(``memdir.search.keyword._declared`` returning none), so the two can be compared in one run.
+(``memdir.search.spellings.declared_names`` returning none), so the two can be compared in one run.
 Only ``MEMORY.md`` and ``memory/people/`` are read for pairs: elsewhere a bracket annotates as
 often as it declares (``Stripe（国际卡）``, ``Priya（前半场）``).
 No graded question is used, so it is no test half. No score floor. Writes
@@ -35,7 +35,7 @@ from check import results_name  # noqa: E402
 from probes import Asked, chunk_bodies, indexed_copy, probe_arguments, write_probe  # noqa: E402
 
 from common import RESULTS_DIR  # noqa: E402
-from memdir.search import keyword  # noqa: E402
+from memdir.search import spellings  # noqa: E402
 from memdir.text import match_text, term_matcher  # noqa: E402
 
 FRAMES = (
@@ -91,12 +91,12 @@ def main() -> int:
                     continue  # Wang Tao as Tao Wang, Sato Kenta as Kenta Sato
                 question = frame.format(n=rare, r=" ".join(reversed(words)))
                 asked.ask(frame, question, hit, f"{rare} → {common}")
-                real = keyword._declared
-                keyword._declared = lambda *_: []  # type: ignore[assignment]
+                real = spellings.declared_names
+                spellings.declared_names = lambda *_: []  # type: ignore[assignment]
                 try:
                     ignored.ask(frame, question, hit, f"{rare} → {common}")
                 finally:
-                    keyword._declared = real  # type: ignore[assignment]
+                    spellings.declared_names = real  # type: ignore[assignment]
         asked.print(f"{len(pairs)} people declared in two scripts, asked by the rarer form")
         ignored.print("\nthe same, declarations ignored")
     out = args.out or RESULTS_DIR / f"{results_name(args.memory, 'aliases')}.json"

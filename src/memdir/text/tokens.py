@@ -218,7 +218,7 @@ def fts_document(text: str) -> str:
     each snake_case name's parts written as one word (``max_replicas`` also as
     ``maxreplicas``, which FTS5 would hold only as ``max`` and ``replicas``): the token a
     camelCase ``maxReplicas`` is, so that search finds either spelling by one word
-    (:func:`memdir.search.keyword.case_spellings`). At the end, not beside the name, so that
+    (:func:`memdir.search.spellings.case_spellings`). At the end, not beside the name, so that
     the phrase of a code holding it (``max_inflight=512``) stays whole."""
     tokens = _tokens(text)
     words = " ".join(map(BASE_FORMS.get, tokens, tokens))

@@ -1,0 +1,307 @@
+"""The other ways memory may write the words of a question, for keyword search to hold them
+through (:func:`memdir.search.keyword.query_profile`): the other language's words (lunch →
+午饭; :mod:`memdir.text.bilingual`, the words of software work first:
+:mod:`memdir.text.glossary`), the short forms engineers write (:mod:`memdir.text.abbreviations`),
+the names the notes declare in both scripts or for a role (:mod:`memdir.text.aliases`,
+:mod:`memdir.text.roles`), a code typed another way (``bill421`` for ``BILL-421``), a name in
+another case or typed as words (``maxReplicas``, "atlas users daily":
+:mod:`memdir.text.casing`), and a quarter or half of a year (:mod:`memdir.text.periods`).
+
+Each offers candidates; :func:`~memdir.search.keyword.query_profile` keeps those memory holds.
+Some read memory to decide (the declarations of names and roles, how a run of words or a code
+is written there), each from a bounded number of chunks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from datetime import date
+
+from memdir.index.backend import IndexBackend
+from memdir.text import (
+    aliases,
+    bilingual,
+    bridge_term,
+    fts_document,
+    fts_match,
+    fts_query_terms,
+    roles,
+)
+from memdir.text.abbreviations import abbreviation_bridges
+from memdir.text.casing import camel_words
+from memdir.text.glossary import glossary_bridges
+from memdir.text.periods import periods, writings
+
+
+def is_cjk_gram(term: str) -> bool:
+    """Whether a query term is a CJK character or bigram (not an identifier's phrase)."""
+    return not term.isascii() and " " not in term and all(not c.isascii() for c in term)
+
+
+__all__ = [
+    "ALIAS_PROBE",
+    "APART_PROBE",
+    "ROLE_PROBE",
+    "bridges_for",
+    "case_spellings",
+    "declared_names",
+    "is_cjk_gram",
+    "periods_as_written",
+    "respellings",
+    "role_bridges",
+    "runs_as_names",
+    "spaced_codes",
+    "written_apart",
+]
+
+
+def bridges_for(
+    index: IndexBackend, query: str, terms: list[str], quoted: frozenset[str]
+) -> dict[str, list[str]]:
+    """The words of the other language each term may be written as (see
+    :mod:`memdir.text.bilingual`; the words of software work first: 连接池 → connection pool,
+    :mod:`memdir.text.glossary`), and the short or long form engineers write for it (prod,
+    production: :mod:`memdir.text.abbreviations`), before memory is asked which it holds;
+    names first, then those forms. None for the ``quoted`` ones: code, meant as written."""
+
+    def held(words: list[str]) -> set[str]:
+        return {w for w, df in index.term_dfs(words)[1].items() if df}
+
+    offered = bilingual.word_bridges(query, terms)
+    for term, names in role_bridges(index, query, terms).items():
+        offered[term] = list(dict.fromkeys([*names, *offered.get(term, [])]))
+    for term, words in glossary_bridges(query, terms).items():
+        offered[term] = list(dict.fromkeys([*words, *offered.get(term, [])]))
+    for term, forms in abbreviation_bridges(query, terms).items():
+        offered[term] = list(dict.fromkeys([*forms, *offered.get(term, [])]))
+    for term, names in bilingual.name_bridges(query, terms, held).items():
+        offered[term] = list(dict.fromkeys([*names, *offered.get(term, [])]))
+    declared = aliases.alias_bridges(query, terms, declared_names(index, query, terms))
+    if declared:
+        # a name reaches the form the notes write more often than the question's (Wang Tao →
+        # 老王, 石田 → Ken), not the reverse: the owner's Mo, written in every other note, gained
+        # nothing from 陈默 but the notes naming him in passing
+        dfs = index.term_dfs(list({*declared, *(w for ws in declared.values() for w in ws)}))[1]
+        for term, names in declared.items():
+            more = [w for w in names if dfs.get(w, 0) > dfs.get(term, 0)]
+            if more:
+                offered[term] = list(dict.fromkeys([*more, *offered.get(term, [])]))
+    return {term: words for term, words in offered.items() if term not in quoted}
+
+
+ROLE_PROBE = 20
+"""The most chunks naming a role's words that are read for the names they declare for it
+(``Manager: 周岚``): :func:`role_bridges`."""
+
+
+def role_bridges(index: IndexBackend, query: str, terms: list[str]) -> dict[str, list[str]]:
+    """The people the notes declare in a role the question names for the asker (my manager,
+    上司, the PM: :mod:`memdir.text.roles`), as bridges of the role's terms: 上司对我的沟通方式
+    提了什么意见？ is about 周岚, whom ``MEMORY.md`` declares ``Manager: 周岚 (Zhou Lan)`` and the
+    notes name, never as her role. The declarations are read in the first :data:`ROLE_PROBE`
+    chunks holding a word for the role; nothing when none declares one."""
+    asked = roles.asked_roles(query)
+    if not asked:
+        return {}
+    found: dict[str, list[str]] = {}
+    for role in dict.fromkeys(r for _, r in asked):
+        words = [bridge_term(w) for w in roles.role_words(role)]
+        rows = index.keyword(fts_match(words) or "", ROLE_PROBE, ranked=False)
+        for row in rows:
+            for name in roles.declared_roles(row.chunk.text).get(role, ()):
+                found.setdefault(role, []).append(name if not name.isascii() else name.lower())
+    bridges: dict[str, list[str]] = {}
+    for word, role in asked:
+        names = list(dict.fromkeys(found.get(role, ())))
+        held = [t for t in fts_query_terms(word) if t in terms] or ([word] if word in terms else [])
+        for term in held:
+            bridges[term] = list(dict.fromkeys([*bridges.get(term, ()), *names]))
+    return {t: ns for t, ns in bridges.items() if ns}
+
+
+_TWO_WORDS = re.compile(r"(?<![0-9A-Za-z_.\-])([A-Za-z]{2,}) (\d{2,})(?![0-9A-Za-z_:/\-]|\.\d)")
+
+
+def spaced_codes(query: str, terms: list[str]) -> list[str]:
+    """The phrases of a word and a number of two digits or more the query writes with a space
+    between (``BILL 421``, ``hnm 147``, ``int 32``; not ``JST 6:00`` or ``v 1.2``), both of
+    them terms: a code typed loosely, when memory holds it joined only (the caller asks)."""
+    found = []
+    for m in _TWO_WORDS.finditer(query):
+        phrase = f"{m[1].lower()} {m[2]}"
+        if m[1].lower() in terms and m[2] in terms and phrase not in terms:
+            found.append(phrase)
+    return list(dict.fromkeys(found))
+
+
+def _written_with(phrase: str, gap: str) -> re.Pattern[str]:
+    """The words of ``phrase`` written with ``gap`` between them, each as the query writes it
+    or with a short ending (a plural, as FTS5's stemmer matches them: "Stripe charges" for
+    "stripe charge")."""
+    words = [re.escape(w[:-1] if len(w) > 3 and w.endswith("s") else w) for w in phrase.split(" ")]
+    ending = "[a-z]{0,3}"
+    return re.compile(rf"(?<![0-9a-z]){f'{ending}{gap}'.join(words)}{ending}(?![0-9a-z])", re.I)
+
+
+def runs_as_names(
+    index: IndexBackend, runs: list[list[str]], terms: list[str], dfs: dict[str, int]
+) -> tuple[list[str], dict[str, list[str]]]:
+    """Words the query writes in a row (``runs``: :func:`memdir.text.casing.word_runs`, each
+    word a term) that memory writes as one name: ``(phrases, bridges)``.
+
+    Only a run memory holds as one word (``dfs`` of ``maxreplicas``: a camelCase
+    ``maxReplicas``, or a snake_case ``max_replicas``, after which the index adds it:
+    :func:`memdir.text.fts_document`) is read further, so most queries cost nothing more; the
+    chunks holding that word are read, at most :data:`APART_PROBE`, for how they write it.
+    Written glued (``maxReplicas``), each word of the run is held through it (a bridge:
+    "max replicas" for the notes' ``autoscaling.maxReplicas``, which neither word finds).
+    Written with underscores only, the run is that name (a phrase, weighed as an identifier:
+    "atlas users daily" for the notes' ``atlas_users_daily``, "events raw v2" for their
+    ``events_raw_v2``; as loose words, ``v2`` of every ledger release and ``atlas`` of every
+    note about it outranked the one naming the table), the longest of each stretch, unless
+    :func:`_joined_only` finds it written as prose too ("user id" of notes writing "the user
+    id", "dual write" of notes writing dual-write, stay loose words). No bridge then: a chunk
+    naming ``atlas_users_daily`` holds its words already."""
+    held = set(terms)
+    phrases: list[str] = []
+    bridges: dict[str, list[str]] = {}
+    for run in sorted(runs, key=len, reverse=True):
+        word, phrase = "".join(run), " ".join(run)
+        if not dfs.get(word) or word in held or phrase in held:
+            continue
+        rows = index.keyword(fts_match([word]) or "", APART_PROBE, ranked=False)
+        glued = re.compile(rf"(?<![0-9a-z_]){re.escape(word)}(?![0-9a-z_])", re.IGNORECASE)
+        if any(glued.search(row.chunk.text) for row in rows):
+            for w in run:
+                bridges.setdefault(w, []).append(word)
+        elif not any(f" {phrase} " in f" {p} " for p in phrases) and _joined_only(index, phrase):
+            phrases.append(phrase)
+    return phrases, bridges
+
+
+def _joined_only(index: IndexBackend, phrase: str) -> bool:
+    """Whether, among the first :data:`APART_PROBE` chunks holding ``phrase``, one writes its
+    words joined by underscores (``atlas_users_daily``) and none as prose does, with spaces
+    or a hyphen between (dual-write, of notes writing ``broker.dual_write`` too)."""
+    joined, apart = _written_with(phrase, "_"), _written_with(phrase, r"(?:[ \t]+|-)")
+    rows = index.keyword(fts_match([phrase]) or "", APART_PROBE, ranked=False)
+    texts = [row.chunk.text for row in rows]
+    return any(joined.search(t) for t in texts) and not any(apart.search(t) for t in texts)
+
+
+APART_PROBE = 20
+"""How many of the chunks holding a word and a number in a row are read, at most, for one
+writing them apart (``PG 16``, not ``HNM-147``): :func:`written_apart`."""
+
+
+def written_apart(index: IndexBackend, phrase: str) -> bool:
+    """Whether a note writes the word and the number of ``phrase`` with only a space between
+    them (``PG 16``), among the first :data:`APART_PROBE` chunks holding the phrase: a name
+    and a number, not a code written joined (``HNM-147``, ``BILL_421``)."""
+    word, number = phrase.split(" ")
+    apart = re.compile(rf"(?<![0-9a-z]){re.escape(word)}[ \t]+{number}(?![0-9])", re.IGNORECASE)
+    rows = index.keyword(fts_match([phrase]) or "", APART_PROBE, ranked=False)
+    return any(apart.search(row.chunk.text) for row in rows)
+
+
+_GLUED = re.compile(r"([a-z]{2,})(\d{2,})")
+_SPACED = re.compile(r"([a-z]{2,}) (\d{2,})")
+_VERSION = re.compile(r"(v?)(\d+(?: \d+){2,3})")  # three parts or more: v2.11 is no v2 … 11
+
+
+def periods_as_written(index: IndexBackend, query: str, today: date | None) -> str:
+    """``query`` with each quarter or half of a year it names that memory never writes as the
+    question does written as memory writes it most (:mod:`memdir.text.periods`): 第四季度的 OKR
+    as ``Q4 的 OKR`` for notes of ``Q4 OKR``, 上半年 as ``H1``, the fourth quarter as 四季度 for
+    notes in Chinese; this quarter as the quarter of ``today``. A writing memory holds is kept
+    (``Q4`` of such notes)."""
+    found = periods(query, today)
+    if not found:
+        return query
+    written = {p: [query[p.start : p.end], *writings(p.kind, p.number)] for p in found}
+    forms = {w: fts_document(w) for ws in written.values() for w in ws}
+    _, dfs = index.term_dfs(list(dict.fromkeys(forms.values())))
+    for p in reversed(found):
+        own, *others = written[p]
+        if dfs[forms[own]]:
+            continue
+        best = max(others, key=lambda w: dfs[forms[w]])
+        if dfs[forms[best]]:
+            query = f"{query[: p.start]} {best} {query[p.end :]}"
+    return query
+
+
+def respellings(terms: Iterable[str], quoted: frozenset[str] = frozenset()) -> dict[str, list[str]]:
+    """The other way each ticket-like term is typed, to be held through when memory writes it
+    so: ``bill421`` for the ``BILL-421`` of the notes (``bill 421``), and ``mu 523`` (``MU-523``,
+    ``MU 523``) for their ``MU523``, two letters or more, then two digits or more (not ``e5``,
+    ``utf8``); and a version of three parts or more with or without its v (``1.13.2`` for the
+    notes' ``v1.13.2``, and the other way; of two, FTS5 holds the phrase ``v2 11`` across
+    ``events_raw_v2`。- 11:00``). None for the ``quoted`` terms: code, meant as written."""
+    found: dict[str, list[str]] = {}
+    for term in terms:
+        if term in quoted:
+            continue
+        if m := _GLUED.fullmatch(term):
+            found[term] = [f"{m[1]} {m[2]}"]
+        elif m := _SPACED.fullmatch(term):
+            found[term] = [f"{m[1]}{m[2]}"]
+        elif m := _VERSION.fullmatch(term):
+            found[term] = [m[2] if m[1] else f"v{term}"]
+    return found
+
+
+def case_spellings(
+    query: str, terms: Sequence[str], quoted: frozenset[str] = frozenset()
+) -> dict[str, list[str]]:
+    """The other case styles a name of the query may be written in (:mod:`memdir.text.casing`),
+    to be held through when memory writes it so: ``ackWait`` (one token) through the phrase
+    ``ack wait`` of notes writing "ack wait"; ``max_replicas`` through the notes'
+    ``maxReplicas`` (``maxreplicas``). Words typed apart are read by :func:`runs_as_names`.
+    None for the ``quoted`` terms: code, meant as written."""
+    found: dict[str, list[str]] = {}
+    held = set(terms) - quoted
+    for word, phrase in camel_words(query):
+        if word in held:
+            found.setdefault(word, []).append(phrase)
+    for term in held:
+        if "_" in term and all(_SNAKE_PART.fullmatch(p) for p in term.split("_")):
+            found.setdefault(term, []).append(term.replace("_", ""))
+    return found
+
+
+_SNAKE_PART = re.compile(r"[a-z][a-z0-9]*|\d+")
+
+
+ALIAS_PROBE = 20
+"""The most chunks a name of the question may be held by for them to be read for the names
+they declare in both scripts (:mod:`memdir.text.aliases`), and the most read: a name bridges
+only towards the form memory writes more often, so only one memory writes rarely is looked up
+(Wang Tao, held by the declaration alone; not Ken, in every other note)."""
+
+
+def declared_names(index: IndexBackend, query: str, terms: list[str]) -> list[tuple[str, str]]:
+    """The names declared in both scripts (``老王 (Wang Tao)``) in the chunks holding a name
+    the question writes in Latin letters (two words or more, a name of two also in the other
+    order, or one that is no English word: not Tuesday) or one of its Han bigrams, for those
+    memory holds in at most :data:`ALIAS_PROBE` chunks."""
+    names = [
+        n
+        for n in aliases.names_asked(query)
+        if " " in n or (n in terms and not bilingual.chinese_for(n))  # not Tuesday, Stripe
+    ]
+    # a name of two words in either order: Tao Wang for the Wang Tao a note declares, as
+    # English writes Chinese and Japanese names given name first
+    names += [" ".join(reversed(n.split())) for n in names if n.count(" ") == 1]
+    grams = [t for t in terms if len(t) == 2 and is_cjk_gram(t)]
+    wanted = list(dict.fromkeys([*names, *grams]))
+    if not wanted:
+        return []
+    dfs = index.term_dfs(wanted)[1]
+    rare = [t for t in wanted if 0 < dfs.get(t, 0) <= ALIAS_PROBE]
+    match = fts_match(rare)
+    if match is None:
+        return []
+    rows = index.keyword(match, ALIAS_PROBE, ranked=False)
+    return [pair for row in rows for pair in aliases.declared(row.chunk.text)]
