@@ -411,6 +411,17 @@ def test_a_person_asked_by_the_role_memory_declares(tmp_path: Path) -> None:
     with Memory(write_notes(tmp_path, files), overrides=KEYWORD_ONLY) as mem:
         assert _paths(mem, "上司对我的周报有什么意见？")[:1] == ["memory/2026-10-15.md"]
         assert _paths(mem, "When does the PM want the export API?")[:1] == ["memory/2026-10-16.md"]
+        # no note but the declaration writes 上司: the question is about 周岚
+        profile = query_profile(mem.index, "上司对我的周报有什么意见？")
+        assert profile is not None and "周岚" in profile.terms and "上司" not in profile.terms
         # a client's boss is not mine
         profile = query_profile(mem.index, "青橙老板对周报有什么意见？")
-        assert profile is not None and "周岚" not in str(profile.bridges)
+        assert profile is not None and "周岚" not in [*profile.terms, *str(profile.bridges)]
+    # a memory writing the word in its notes keeps it, held through the name too
+    files["memory/2026-10-18.md"] = "# 2026-10-18\n\n### 09:00 - 招聘\n上司让我先看简历。\n"
+    (tmp_path / "memory/2026-10-18.md").write_text(files["memory/2026-10-18.md"], encoding="utf-8")
+    with Memory(tmp_path, overrides=KEYWORD_ONLY) as mem:
+        mem.sync()
+        profile = query_profile(mem.index, "上司对我的周报有什么意见？")
+        assert profile is not None and "上司" in profile.terms
+        assert profile.bridges["上司"] == ["周岚"]

@@ -19,6 +19,7 @@ from memdir.search.spellings import (
     is_cjk_gram,
     periods_as_written,
     respellings,
+    roles_as_named,
     runs_as_names,
     spaced_codes,
     written_apart,
@@ -451,7 +452,7 @@ def query_profile(
         dated = index.dated(list(day_keys), 0)[0]
     naming = {i: row for i, row in naming.items() if row.chunk.date not in day_keys}
     dated += len(naming)
-    query = periods_as_written(index, query, today)
+    query = roles_as_named(index, periods_as_written(index, query, today))
     terms = fts_query_terms(query, stopwords=stopwords, alone=not day_keys)
     if not terms and not day_keys:
         return None

@@ -50,6 +50,7 @@ __all__ = [
     "periods_as_written",
     "respellings",
     "role_bridges",
+    "roles_as_named",
     "runs_as_names",
     "spaced_codes",
     "written_apart",
@@ -95,6 +96,32 @@ ROLE_PROBE = 20
 (``Manager: 周岚``): :func:`role_bridges`."""
 
 
+def _holders(index: IndexBackend, role: str) -> list[str]:
+    """The people the first :data:`ROLE_PROBE` chunks holding a word for ``role`` declare in
+    it."""
+    words = [bridge_term(w) for w in roles.role_words(role)]
+    rows = index.keyword(fts_match(words) or "", ROLE_PROBE, ranked=False)
+    names = [n for row in rows for n in roles.declared_roles(row.chunk.text).get(role, ())]
+    return list(dict.fromkeys(n if not n.isascii() else n.lower() for n in names))
+
+
+def roles_as_named(index: IndexBackend, query: str) -> str:
+    """``query`` with a role it names for the asker written as the one person memory declares
+    in it, where no note but such a declaration writes the question's word for the role:
+    上司对我的沟通方式提了什么意见？ as 周岚对我的沟通方式提了什么意见？ for notes declaring
+    ``Manager: 周岚`` and naming her after; the word is no term then, as it would hold the
+    declaration alone. Otherwise the role is held through the names (:func:`role_bridges`)."""
+    for start, end, role in reversed(roles.asked_role_spans(query)):
+        word = bridge_term(query[start:end].lower())
+        rows = index.keyword(fts_match([word]) or "", ROLE_PROBE, ranked=False)
+        if any(not roles.declared_roles(row.chunk.text).get(role) for row in rows):
+            continue  # the notes write the word: keep it, held through the names too
+        names = _holders(index, role)
+        if len(names) == 1:
+            query = f"{query[:start]} {names[0]} {query[end:]}"
+    return query
+
+
 def role_bridges(index: IndexBackend, query: str, terms: list[str]) -> dict[str, list[str]]:
     """The people the notes declare in a role the question names for the asker (my manager,
     上司, the PM: :mod:`memdir.text.roles`), as bridges of the role's terms: 上司对我的沟通方式
@@ -104,13 +131,7 @@ def role_bridges(index: IndexBackend, query: str, terms: list[str]) -> dict[str,
     asked = roles.asked_roles(query)
     if not asked:
         return {}
-    found: dict[str, list[str]] = {}
-    for role in dict.fromkeys(r for _, r in asked):
-        words = [bridge_term(w) for w in roles.role_words(role)]
-        rows = index.keyword(fts_match(words) or "", ROLE_PROBE, ranked=False)
-        for row in rows:
-            for name in roles.declared_roles(row.chunk.text).get(role, ()):
-                found.setdefault(role, []).append(name if not name.isascii() else name.lower())
+    found = {role: _holders(index, role) for role in dict.fromkeys(r for _, r in asked)}
     bridges: dict[str, list[str]] = {}
     for word, role in asked:
         names = list(dict.fromkeys(found.get(role, ())))

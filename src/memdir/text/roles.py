@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ROLES", "asked_roles", "declared_roles", "role_words"]
+__all__ = ["ROLES", "asked_role_spans", "asked_roles", "declared_roles", "role_words"]
 
 ROLES: dict[str, tuple[str, ...]] = {
     "manager": (
@@ -71,7 +71,12 @@ def role_words(role: str) -> tuple[str, ...]:
 def asked_roles(query: str) -> list[tuple[str, str]]:
     """``(word, role)`` for each role the question names for the asker: "my manager", "the
     PM", 我老板, 上司 at the start of a clause; not a role qualified by a name or a word (青橙
-    老板, "the relay team's manager", 产品经理 of 产品经理面试, "the manager of …")."""
+    老板, "the relay team's manager", "the manager of …")."""
+    return [(query[a:b].lower(), role) for a, b, role in asked_role_spans(query)]
+
+
+def asked_role_spans(query: str) -> list[tuple[int, int, str]]:
+    """``(start, end, role)`` of each role :func:`asked_roles` finds."""
     found = []
     for m in _ASKED.finditer(query):
         before = query[: m.start()]
@@ -83,7 +88,7 @@ def asked_roles(query: str) -> list[tuple[str, str]]:
             continue  # 青橙老板: another's
         if re.match(r"\s+of\b", query[m.end() :]):
             continue  # the manager of the relay team
-        found.append((m[0].lower(), _ROLE_OF[m[0].lower()]))
+        found.append((m.start(), m.end(), _ROLE_OF[m[0].lower()]))
     return found
 
 
