@@ -15,7 +15,6 @@ floor. Writes ``bench/results/agentmem[-designer]-abbreviations.json``.
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
@@ -23,52 +22,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from probes import Asked, chunk_bodies, indexed_copy, probe_arguments, write_missed  # noqa: E402
+from probes import ask_other_forms  # noqa: E402
 
-from memdir.text import term_matcher  # noqa: E402
 from memdir.text.abbreviations import FORMS  # noqa: E402
 
-FRAMES = (
-    "{form} {word}",
-    "what do my notes say about the {form} {word}?",
-    "{form} {word} 是怎么回事？",
-)
-TOP = 3
-_WORD = re.compile(r"[a-z][a-z0-9]{3,}")
-
-
-def main() -> int:
-    args = probe_arguments(__doc__)
-    with indexed_copy(args.memory, args.provider, "memdir-abbreviations-") as (_, mem):
-        chunks = chunk_bodies(mem)
-        words: dict[str, int] = {}
-        for _, body in chunks:
-            for w in set(_WORD.findall(body)):
-                words[w] = words.get(w, 0) + 1
-        asked = Asked(mem, args.modes, list(FRAMES), TOP)
-        held = 0
-        for form, others in sorted(FORMS.items()):
-            holds = term_matcher(form)
-            naming = [(key, body) for key, body in chunks if holds(body)]
-            if not naming:
-                continue
-            held += 1
-            # the rarest word of 4+ letters beside it in the first chunk writing it
-            _, body = naming[0]
-            beside = [w for w in set(_WORD.findall(body)) if w not in form and words[w] > 1]
-            if not beside:
-                continue
-            word = min(beside, key=lambda w: (words[w], w))
-            with_word = term_matcher(word)
-            found = {k for k, b in naming if with_word(b)}
-            for other in others:
-                if any(term_matcher(other)(b) for _, b in chunks):
-                    continue  # memory writes this form too
-                asked.ask_frames(FRAMES, f"{form} as {other}", found, form=other, word=word)
-    asked.print(f"{held} forms memory writes")
-    write_missed(args, "abbreviations", asked, forms=held)
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(ask_other_forms(__doc__ or "", "abbreviations", FORMS))

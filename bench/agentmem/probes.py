@@ -4,9 +4,10 @@ memory, the text each chunk's terms are matched in, and how their results are wr
 from __future__ import annotations
 
 import argparse
+import re
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
@@ -16,7 +17,7 @@ from check import MEMORIES, add_memory_option
 
 from common import Store, environment, print_table, write_results
 from memdir.chunking import embed_input
-from memdir.text import match_text
+from memdir.text import match_text, term_matcher
 
 
 def probe_arguments(doc: str) -> argparse.Namespace:
@@ -53,6 +54,64 @@ def chunk_bodies(mem: Any) -> list[tuple[tuple[str, int], str]]:
             "SELECT path, start_line, text, context FROM chunks", []
         )
     ]
+
+
+_WORD = re.compile(r"[a-z][a-z0-9]{3,}")
+
+
+def word_counts(chunks: Sequence[tuple[Any, str]]) -> dict[str, int]:
+    """How many of ``chunks`` (:func:`chunk_bodies`) hold each word of four characters or
+    more."""
+    counts: dict[str, int] = {}
+    for _, body in chunks:
+        for w in set(_WORD.findall(body)):
+            counts[w] = counts.get(w, 0) + 1
+    return counts
+
+
+def rarest_word(body: str, counts: dict[str, int], skip: Iterable[str] = ()) -> str | None:
+    """The word of ``body`` fewest chunks hold but one (:func:`word_counts`), not in ``skip``:
+    what a probe's question asks about beside the thing it names."""
+    skipped = set(skip)
+    beside = [w for w in set(_WORD.findall(body)) if counts[w] > 1 and w not in skipped]
+    return min(beside, key=lambda w: (counts[w], w)) if beside else None
+
+
+FORM_FRAMES = (
+    "{form} {word}",
+    "what do my notes say about the {form} {word}?",
+    "{form} {word} 是怎么回事？",
+)
+
+
+def ask_other_forms(doc: str, what: str, forms: dict[str, list[str]]) -> int:
+    """The probe of ``abbreviations.py`` and ``glossary.py``: each form of ``forms`` some chunk
+    writes, asked as each of its other forms no chunk writes, in :data:`FORM_FRAMES` with the
+    rarest word beside it in its first chunk; a hit holds both, as the notes write the form."""
+    args = probe_arguments(doc)
+    with indexed_copy(args.memory, args.provider, f"memdir-{what}-") as (_, mem):
+        chunks = chunk_bodies(mem)
+        counts = word_counts(chunks)
+        asked = Asked(mem, args.modes, list(FORM_FRAMES), 3)
+        held = 0
+        for form, others in sorted(forms.items()):
+            holds = term_matcher(form)
+            naming = [(key, body) for key, body in chunks if holds(body)]
+            if not naming:
+                continue
+            held += 1
+            word = rarest_word(naming[0][1], counts, [w for w in counts if w in form])
+            if word is None:
+                continue
+            with_word = term_matcher(word)
+            found = {k for k, b in naming if with_word(b)}
+            for other in others:
+                if any(term_matcher(other)(b) for _, b in chunks):
+                    continue  # memory writes this form too
+                asked.ask_frames(FORM_FRAMES, f"{form} as {other}", found, form=other, word=word)
+    asked.print(f"{held} forms memory writes")
+    write_missed(args, what, asked, forms=held)
+    return 0
 
 
 def daily_logs(root: Path) -> dict[date, str]:

@@ -14,7 +14,6 @@ score floor. Writes ``bench/results/agentmem[-designer]-roles.json``.
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
@@ -22,7 +21,15 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from probes import Asked, chunk_bodies, indexed_copy, probe_arguments, write_missed  # noqa: E402
+from probes import (  # noqa: E402
+    Asked,
+    chunk_bodies,
+    indexed_copy,
+    probe_arguments,
+    rarest_word,
+    word_counts,
+    write_missed,
+)
 
 from memdir.text import term_matcher  # noqa: E402
 from memdir.text.roles import declared_roles  # noqa: E402
@@ -38,17 +45,13 @@ FRAMES = (
     "{role} {word}",
 )
 TOP = 3
-_WORD = re.compile(r"[a-z][a-z0-9]{3,}")
 
 
 def main() -> int:
     args = probe_arguments(__doc__)
     with indexed_copy(args.memory, args.provider, "memdir-roles-") as (_, mem):
         chunks = chunk_bodies(mem)
-        words: dict[str, int] = {}
-        for _, body in chunks:
-            for w in set(_WORD.findall(body)):
-                words[w] = words.get(w, 0) + 1
+        counts = word_counts(chunks)
         declared: dict[str, list[str]] = {}
         for (text,) in mem.index.read("SELECT text FROM chunks", []):
             for role, names in declared_roles(text).items():
@@ -61,10 +64,9 @@ def main() -> int:
                 naming = [(k, b) for k, b in chunks if holds(b) and not declared_roles(b)]
                 used: set[str] = set()
                 for _, body in naming:
-                    beside = [w for w in set(_WORD.findall(body)) if words[w] > 1 and w not in used]
-                    if not beside:
+                    word = rarest_word(body, counts, used)
+                    if word is None:
                         continue
-                    word = min(beside, key=lambda w: (words[w], w))
                     used.add(word)
                     has = term_matcher(word)
                     found = {k for k, b in naming if has(b)}
