@@ -287,11 +287,11 @@ def test_a_quarter_or_half_asked_the_way_memory_does_not_write_it(tmp_path: Path
             "memory/2026-10-15.md"
         ]
         assert _paths(mem, "下半年批了几个 HC？")[:1] == ["memory/2026-08-12.md"]
-        # this quarter is today's: Q4 on 2026-12-05, Q3 on 2026-08-01
-        hits = mem.search("这个季度的 OKR", mode="keyword", today=date(2026, 12, 5))
-        assert [h.path for h in hits][:1] == ["memory/2026-10-14.md"]
+        # this quarter is no quarter: the Q3 note is no answer of August's question
         hits = mem.search("这个季度的 OKR", mode="keyword", today=date(2026, 8, 1))
-        assert [h.path for h in hits][:1] == ["memory/2026-07-10.md"]
+        assert "memory/2026-07-10.md" not in [h.path for h in hits][:1]
+        profile = query_profile(mem.index, "这个季度的 OKR", today=date(2026, 12, 5))
+        assert profile is not None and "q4" not in profile.terms
         # a writing memory holds is searched as written
         profile = query_profile(mem.index, "Q4 OKR")
         assert profile is not None and profile.terms == ["q4", "okr"]

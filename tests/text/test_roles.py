@@ -35,6 +35,8 @@ def test_the_names_notes_declare_for_a_role() -> None:
         ("青橙老板对赶在十一长假发布的态度？", []),
         ("the manager of the relay team", []),
         ("managerial tasks", []),
+        ("Why didn't cert-manager renew the certificate?", []),
+        ("pm_tool and manager-ui", []),
     ],
 )
 def test_a_role_the_question_names_for_the_asker(

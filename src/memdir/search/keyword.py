@@ -21,6 +21,7 @@ from memdir.search.spellings import (
     respellings,
     roles_as_named,
     runs_as_names,
+    snake_terms,
     spaced_codes,
     written_apart,
 )
@@ -452,7 +453,7 @@ def query_profile(
         dated = index.dated(list(day_keys), 0)[0]
     naming = {i: row for i, row in naming.items() if row.chunk.date not in day_keys}
     dated += len(naming)
-    query = roles_as_named(index, periods_as_written(index, query, today))
+    query = roles_as_named(index, periods_as_written(index, query))
     terms = fts_query_terms(query, stopwords=stopwords, alone=not day_keys)
     if not terms and not day_keys:
         return None
@@ -483,7 +484,9 @@ def query_profile(
     phrases = {p for w, p in form.items() if p != w}
     loan_grams = {g for p in phrases for g in p.split()}
     runs = [r for r in word_runs(query) if all(w in terms and w not in quoted for w in r)]
-    run_words = ["".join(r) for r in runs]  # max replicas: maxReplicas, max_replicas as one word
+    snakes = snake_terms(terms, quoted)
+    # max replicas, max_replicas: maxReplicas, or max_replicas as the index's one word
+    run_words = ["".join(r) for r in runs] + [t.replace("_", "") for t in snakes]
     wanted = [*terms, *chars, *pieces, *(p for p in form.values() if p not in phrases), *loan_grams]
     total, dfs = index.term_dfs(list(dict.fromkeys([*wanted, *run_words])))
     # a phrase is counted (a MATCH each) only when memory holds all its grams: in a memory
@@ -494,7 +497,7 @@ def query_profile(
         df = dfs.get(as_held, 0)
         loanword = df and as_held != w and is_katakana_word(w)
         dfs[w] = _loanword_df(index, w, as_held, df) if loanword else df
-    named, joined = runs_as_names(index, runs, terms, dfs)
+    named, joined = runs_as_names(index, runs, terms, dfs, snakes)
     for term, words in joined.items():  # max replicas, of notes writing maxReplicas
         offered[term] = [*words, *offered.get(term, ())]
         form.update((w, w) for w in words)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from datetime import date
 
 from memdir.index.backend import IndexBackend
 from memdir.text import (
@@ -52,6 +51,7 @@ __all__ = [
     "role_bridges",
     "roles_as_named",
     "runs_as_names",
+    "snake_terms",
     "spaced_codes",
     "written_apart",
 ]
@@ -166,10 +166,17 @@ def _written_with(phrase: str, gap: str) -> re.Pattern[str]:
 
 
 def runs_as_names(
-    index: IndexBackend, runs: list[list[str]], terms: list[str], dfs: dict[str, int]
+    index: IndexBackend,
+    runs: list[list[str]],
+    terms: list[str],
+    dfs: dict[str, int],
+    snakes: Sequence[str] = (),
 ) -> tuple[list[str], dict[str, list[str]]]:
     """Words the query writes in a row (``runs``: :func:`memdir.text.casing.word_runs`, each
-    word a term) that memory writes as one name: ``(phrases, bridges)``.
+    word a term) that memory writes as one name: ``(phrases, bridges)``; and the ``snakes``
+    (:func:`snake_terms`, ``max_replicas``) memory writes glued (``maxReplicas``), held through
+    that word. A snake_case name the notes write so is already the index's word too: no bridge
+    for it (it counted their ``batch_size`` twice in BM25).
 
     Only a run memory holds as one word (``dfs`` of ``maxreplicas``: a camelCase
     ``maxReplicas``, or a snake_case ``max_replicas``, after which the index adds it:
@@ -187,18 +194,28 @@ def runs_as_names(
     held = set(terms)
     phrases: list[str] = []
     bridges: dict[str, list[str]] = {}
+    for snake in snakes:
+        word = snake.replace("_", "")
+        if dfs.get(word) and word not in held and _written_glued(index, word):
+            bridges.setdefault(snake, []).append(word)
     for run in sorted(runs, key=len, reverse=True):
         word, phrase = "".join(run), " ".join(run)
         if not dfs.get(word) or word in held or phrase in held:
             continue
-        rows = index.keyword(fts_match([word]) or "", APART_PROBE, ranked=False)
-        glued = re.compile(rf"(?<![0-9a-z_]){re.escape(word)}(?![0-9a-z_])", re.IGNORECASE)
-        if any(glued.search(row.chunk.text) for row in rows):
+        if _written_glued(index, word):
             for w in run:
                 bridges.setdefault(w, []).append(word)
         elif not any(f" {phrase} " in f" {p} " for p in phrases) and _joined_only(index, phrase):
             phrases.append(phrase)
     return phrases, bridges
+
+
+def _written_glued(index: IndexBackend, word: str) -> bool:
+    """Whether one of the first :data:`APART_PROBE` chunks holding ``word`` writes it as a word
+    of its own (``maxReplicas``), not only as a snake_case name's word the index adds."""
+    rows = index.keyword(fts_match([word]) or "", APART_PROBE, ranked=False)
+    glued = re.compile(rf"(?<![0-9a-z_]){re.escape(word)}(?![0-9a-z_])", re.IGNORECASE)
+    return any(glued.search(row.chunk.text) for row in rows)
 
 
 def _joined_only(index: IndexBackend, phrase: str) -> bool:
@@ -231,13 +248,13 @@ _SPACED = re.compile(r"([a-z]{2,}) (\d{2,})")
 _VERSION = re.compile(r"(v?)(\d+(?: \d+){2,3})")  # three parts or more: v2.11 is no v2 … 11
 
 
-def periods_as_written(index: IndexBackend, query: str, today: date | None) -> str:
+def periods_as_written(index: IndexBackend, query: str) -> str:
     """``query`` with each quarter or half of a year it names that memory never writes as the
     question does written as memory writes it most (:mod:`memdir.text.periods`): 第四季度的 OKR
     as ``Q4 的 OKR`` for notes of ``Q4 OKR``, 上半年 as ``H1``, the fourth quarter as 四季度 for
-    notes in Chinese; this quarter as the quarter of ``today``. A writing memory holds is kept
-    (``Q4`` of such notes)."""
-    found = periods(query, today)
+    notes in Chinese. A writing memory holds is kept (``Q4`` of such notes), and a quarter
+    counted from today is none (:mod:`memdir.text.periods`)."""
+    found = periods(query)
     if not found:
         return query
     written = {p: [query[p.start : p.end], *writings(p.kind, p.number)] for p in found}
@@ -278,21 +295,28 @@ def case_spellings(
 ) -> dict[str, list[str]]:
     """The other case styles a name of the query may be written in (:mod:`memdir.text.casing`),
     to be held through when memory writes it so: ``ackWait`` (one token) through the phrase
-    ``ack wait`` of notes writing "ack wait"; ``max_replicas`` through the notes'
-    ``maxReplicas`` (``maxreplicas``). Words typed apart are read by :func:`runs_as_names`.
+    ``ack wait`` of notes writing "ack wait". A snake_case name and words typed apart are read
+    by :func:`runs_as_names`.
     None for the ``quoted`` terms: code, meant as written."""
     found: dict[str, list[str]] = {}
     held = set(terms) - quoted
     for word, phrase in camel_words(query):
         if word in held:
             found.setdefault(word, []).append(phrase)
-    for term in held:
-        if "_" in term and all(_SNAKE_PART.fullmatch(p) for p in term.split("_")):
-            found.setdefault(term, []).append(term.replace("_", ""))
     return found
 
 
 _SNAKE_PART = re.compile(r"[a-z][a-z0-9]*|\d+")
+
+
+def snake_terms(terms: Iterable[str], quoted: frozenset[str] = frozenset()) -> list[str]:
+    """The snake_case names among ``terms`` (``max_replicas``; not the ``quoted`` ones), each
+    of which may be written glued in memory (``maxReplicas``: :func:`runs_as_names`)."""
+    return [
+        t
+        for t in terms
+        if "_" in t and t not in quoted and all(_SNAKE_PART.fullmatch(p) for p in t.split("_"))
+    ]
 
 
 ALIAS_PROBE = 20

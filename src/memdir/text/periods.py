@@ -1,6 +1,11 @@
 """Quarters and halves of a year, the ways people write them: ``Q4``, 第四季度, 四季度, the fourth
-quarter, 第4四半期, 4분기; ``H1``, 上半年, the first half of the year, 上半期, 상반기; and,
-counted from today, this / last / next quarter, 本季度, 上个季度, 下季度, 今四半期, 지난 분기.
+quarter, 第4四半期, 4분기; ``H1``, 上半年, the first half of the year, 上半期, 상반기.
+
+A quarter counted from today (this / last / next quarter, 本季度, 上一季度, 지난 분기) is read as
+no quarter: notes written in another quarter say "next quarter" of theirs, and as the label of
+today's it made a question about what memory lacks ("What was the budget for the team offsite
+this quarter?") look answered by the notes' ``Q4 OKR``. It is matched only so that 上一季度 is
+not read as 一季度.
 
 In notes a quarter is mostly a label (``Q4 OKR``, ``明年 H1 做 provider 抽象层``, ``计划放在
 Q4``), written on any day, so search reads it as words, not as the days it spans: a question
@@ -12,7 +17,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import date
 
 __all__ = ["Period", "periods", "writings"]
 
@@ -36,21 +40,20 @@ _PERIOD = re.compile(
     + _OF_A_YEAR
     + r"|\b(?P<h_en>first|second|1st|2nd)[\s-]+half\b"
     + _OF_A_YEAR
-    # this / last / next quarter
-    + r"|\b(?:(?P<q_this>this|the\s+current|current)|(?P<q_last>last|the\s+last|the\s+past|past"
-    r"|previous|the\s+previous)|(?P<q_next>next|the\s+next|the\s+coming|coming))\s+quarter\b)"
+    # this / last / next quarter: matched, read as none
+    + r"|\b(?:this|the\s+current|current|last|the\s+last|the\s+past|past|previous"
+    r"|the\s+previous|next|the\s+next|the\s+coming|coming)\s+quarter\b)"
     # 本季度, 这个季度, 上个季度, 上一季度, 下季度 (before 一季度: the leftmost match is taken)
-    r"|(?P<q_zh_this>本|这个|這個|这一|這一|这|這|当前|當前)季度"
-    r"|(?P<q_zh_last>上个|上個|上一个|上一個|上一|上)季度"
-    r"|(?P<q_zh_next>下个|下個|下一个|下一個|下一|下)季度"
+    r"|(?:本|这个|這個|这一|這一|这|這|当前|當前|上个|上個|上一个|上一個|上一|上|下个|下個|下一个"
+    r"|下一個|下一|下)季度"
     # 第四季度, 四季度, 第4季度 (not 十一季度, nor 四季: the seasons)
     rf"|(?<![\d{_ZH_DIGITS}五六七八九十])第?(?P<q_zh>[1-4{_ZH_DIGITS}])\s*季度"
     # 第3四半期, 3四半期; 今四半期, 前四半期, 来四半期
     rf"|第?(?P<q_ja>[1-4{_ZH_DIGITS}])\s*四半期"
-    r"|(?P<q_ja_this>今)四半期|(?P<q_ja_last>前)四半期|(?P<q_ja_next>来|次の)四半期"
+    r"|(?:今|前|来|次の)四半期"
     # 4분기, 이번 분기, 지난 분기, 다음 분기
     r"|(?<!\d)(?P<q_ko>[1-4])\s?분기"
-    r"|(?:(?P<q_ko_this>이번)|(?P<q_ko_last>지난)|(?P<q_ko_next>다음))\s?분기"
+    r"|(?:이번|지난|다음)\s?분기"
     # 上半年, 下半年, 上半期, 下半期, 상반기, 하반기 (not 上半月)
     r"|(?P<h_zh>[上下])半[年期]|(?P<h_ko>[상하])반기"
 )
@@ -71,22 +74,8 @@ def _number(digit: str) -> int:
     return _ZH_DIGITS.index(digit) + 1 if digit in _ZH_DIGITS else int(digit)
 
 
-def _relative(m: re.Match[str], today: date | None) -> int | None:
-    """The quarter a match counted from today names: this, last or next."""
-    shift = None
-    for name, value in m.groupdict().items():
-        if value is not None and name.startswith("q_") and name != "q_en":
-            for end, n in (("_this", 0), ("_last", -1), ("_next", 1)):
-                if name.endswith(end):
-                    shift = n
-    if shift is None or today is None:
-        return None
-    return ((today.month - 1) // 3 + shift) % 4 + 1  # last quarter of Q1 is Q4
-
-
-def periods(text: str, today: date | None = None) -> list[Period]:
-    """Each quarter or half of a year ``text`` names; a quarter counted from today (this, last,
-    next quarter) only with ``today``."""
+def periods(text: str) -> list[Period]:
+    """Each quarter or half of a year ``text`` names (not one counted from today)."""
     found = []
     for m in _PERIOD.finditer(text):
         if digit := m["q"] or m["q_zh"] or m["q_ja"] or m["q_ko"]:
@@ -99,9 +88,7 @@ def periods(text: str, today: date | None = None) -> list[Period]:
             kind, number = "h", _EN_ORDINAL[m["h_en"].lower()]
         elif half := m["h_zh"] or m["h_ko"]:
             kind, number = "h", 1 if half in "上상" else 2
-        elif (quarter := _relative(m, today)) is not None:
-            kind, number = "q", quarter
-        else:
+        else:  # this quarter, 上一季度: no quarter
             continue
         found.append(Period(m.start(), m.end(), kind, number))
     return found

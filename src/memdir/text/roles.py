@@ -71,7 +71,7 @@ def role_words(role: str) -> tuple[str, ...]:
 def asked_roles(query: str) -> list[tuple[str, str]]:
     """``(word, role)`` for each role the question names for the asker: "my manager", "the
     PM", 我老板, 上司 at the start of a clause; not a role qualified by a name or a word (青橙
-    老板, "the relay team's manager", "the manager of …")."""
+    老板, "the relay team's manager", "the manager of …"), nor part of a name (cert-manager)."""
     return [(query[a:b].lower(), role) for a, b, role in asked_role_spans(query)]
 
 
@@ -84,6 +84,8 @@ def asked_role_spans(query: str) -> list[tuple[int, int, str]]:
             continue  # inside an English word
         if m[0].isascii() and m.end() < len(query) and query[m.end()].isalnum():
             continue
+        if before[-1:] in ("-", "_", ".", "/") or query[m.end() : m.end() + 1] in ("-", "_"):
+            continue  # cert-manager, pm_tool: a part of a name
         if not (_MINE_BEFORE.search(before) or _NOTHING_BEFORE.search(before)):
             continue  # 青橙老板: another's
         if re.match(r"\s+of\b", query[m.end() :]):
