@@ -25,9 +25,16 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from probes import Asked, chunk_bodies, indexed_copy, probe_arguments, write_missed  # noqa: E402
+from probes import (  # noqa: E402
+    Asked,
+    chunk_bodies,
+    chunks_holding,
+    indexed_copy,
+    probe_arguments,
+    write_missed,
+)
 
-from memdir.text import fts_query_terms, term_matcher  # noqa: E402
+from memdir.text import fts_query_terms  # noqa: E402
 
 FRAMES = (
     "{name}",
@@ -79,8 +86,7 @@ def main() -> int:
         chunks = chunk_bodies(mem)
         asked = Asked(mem, args.modes, list(FRAMES), TOP)
         for name in names:
-            tests = [term_matcher(t) for t in fts_query_terms(name)]
-            naming = {key for key, body in chunks if all(t(body) for t in tests)}
+            naming = chunks_holding(chunks, fts_query_terms(name))
             if not naming:
                 continue
             for typed in other_cases(name):

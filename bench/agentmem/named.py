@@ -22,11 +22,11 @@ sys.path.insert(0, str(HERE))
 
 
 from check import MEMORIES, add_memory_option, load, results_name  # noqa: E402
-from probes import chunk_bodies, indexed_copy, write_probe  # noqa: E402
+from probes import chunk_bodies, chunks_holding, indexed_copy, write_probe  # noqa: E402
 
 from common import RESULTS_DIR, print_table  # noqa: E402
 from memdir.search.keyword import is_identifier_term  # noqa: E402
-from memdir.text import fts_query_terms, term_matcher  # noqa: E402
+from memdir.text import fts_query_terms  # noqa: E402
 
 MODES = ("keyword", "vector", "hybrid")
 TOP = 3
@@ -47,8 +47,7 @@ def main() -> int:
         chunks = chunk_bodies(mem)
         for q in questions:
             names = [t for t in fts_query_terms(q["question"]) if is_identifier_term(t)]
-            tests = [term_matcher(t) for t in names]
-            naming = {key for key, body in chunks if tests and all(t(body) for t in tests)}
+            naming = chunks_holding(chunks, names)
             if not naming:
                 continue
             checked += 1

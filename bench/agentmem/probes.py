@@ -56,6 +56,13 @@ def chunk_bodies(mem: Any) -> list[tuple[tuple[str, int], str]]:
     ]
 
 
+def chunks_holding(chunks: Sequence[tuple[Any, str]], terms: Sequence[str]) -> set[Any]:
+    """The keys of the ``chunks`` (:func:`chunk_bodies`) that hold every one of ``terms`` (query
+    terms): a probe's hits; none for no term."""
+    tests = [term_matcher(t) for t in terms]
+    return {key for key, body in chunks if tests and all(t(body) for t in tests)}
+
+
 _WORD = re.compile(r"[a-z][a-z0-9]{3,}")
 
 

@@ -27,10 +27,17 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 from codes import codes_in  # noqa: E402
-from probes import Asked, chunk_bodies, indexed_copy, probe_arguments, write_missed  # noqa: E402
+from probes import (  # noqa: E402
+    Asked,
+    chunk_bodies,
+    chunks_holding,
+    indexed_copy,
+    probe_arguments,
+    write_missed,
+)
 
 from memdir.search.keyword import is_identifier_term  # noqa: E402
-from memdir.text import fts_query_terms, term_matcher  # noqa: E402
+from memdir.text import fts_query_terms  # noqa: E402
 
 FRAMES = (
     "{code}",
@@ -74,8 +81,9 @@ def main() -> int:
         chunks = chunk_bodies(mem)
         asked = Asked(mem, args.modes, list(FRAMES), TOP)
         for code in codes:
-            tests = [term_matcher(t) for t in fts_query_terms(code) if is_identifier_term(t)]
-            naming = {key for key, body in chunks if all(t(body) for t in tests)}
+            naming = chunks_holding(
+                chunks, [t for t in fts_query_terms(code) if is_identifier_term(t)]
+            )
             if not naming:
                 continue
             for spelled in spellings(code):

@@ -16,7 +16,6 @@ from memdir.search.mentions import naming_chunks
 from memdir.search.spellings import (
     bridges_for,
     case_spellings,
-    is_cjk_gram,
     periods_as_written,
     respellings,
     roles_as_named,
@@ -31,6 +30,7 @@ from memdir.text import (
     bridge_term,
     fts_match,
     fts_query_terms,
+    is_cjk_gram,
     is_katakana_word,
     literal_spans,
     loanwords,

@@ -25,18 +25,13 @@ from memdir.text import (
     fts_document,
     fts_match,
     fts_query_terms,
+    is_cjk_gram,
     roles,
 )
 from memdir.text.abbreviations import abbreviation_bridges
 from memdir.text.casing import camel_words
 from memdir.text.glossary import glossary_bridges
 from memdir.text.periods import periods, writings
-
-
-def is_cjk_gram(term: str) -> bool:
-    """Whether a query term is a CJK character or bigram (not an identifier's phrase)."""
-    return not term.isascii() and " " not in term and all(not c.isascii() for c in term)
-
 
 __all__ = [
     "ALIAS_PROBE",
@@ -45,7 +40,6 @@ __all__ = [
     "bridges_for",
     "case_spellings",
     "declared_names",
-    "is_cjk_gram",
     "periods_as_written",
     "respellings",
     "role_bridges",
@@ -70,25 +64,38 @@ def bridges_for(
         return {w for w, df in index.term_dfs(words)[1].items() if df}
 
     offered = bilingual.word_bridges(query, terms)
-    for term, names in role_bridges(index, query, terms).items():
-        offered[term] = list(dict.fromkeys([*names, *offered.get(term, [])]))
-    for term, words in glossary_bridges(query, terms).items():
-        offered[term] = list(dict.fromkeys([*words, *offered.get(term, [])]))
-    for term, forms in abbreviation_bridges(query, terms).items():
-        offered[term] = list(dict.fromkeys([*forms, *offered.get(term, [])]))
-    for term, names in bilingual.name_bridges(query, terms, held).items():
-        offered[term] = list(dict.fromkeys([*names, *offered.get(term, [])]))
+    # each source goes before those offered so far: names first, the dictionary's words last
+    _put_first(offered, role_bridges(index, query, terms))
+    _put_first(offered, glossary_bridges(query, terms))
+    _put_first(offered, abbreviation_bridges(query, terms))
+    _put_first(offered, bilingual.name_bridges(query, terms, held))
     declared = aliases.alias_bridges(query, terms, declared_names(index, query, terms))
     if declared:
         # a name reaches the form the notes write more often than the question's (Wang Tao →
         # 老王, 石田 → Ken), not the reverse: the owner's Mo, written in every other note, gained
         # nothing from 陈默 but the notes naming him in passing
         dfs = index.term_dfs(list({*declared, *(w for ws in declared.values() for w in ws)}))[1]
-        for term, names in declared.items():
-            more = [w for w in names if dfs.get(w, 0) > dfs.get(term, 0)]
-            if more:
-                offered[term] = list(dict.fromkeys([*more, *offered.get(term, [])]))
+        _put_first(
+            offered,
+            {
+                term: [w for w in names if dfs.get(w, 0) > dfs.get(term, 0)]
+                for term, names in declared.items()
+            },
+        )
     return {term: words for term, words in offered.items() if term not in quoted}
+
+
+def _put_first(offered: dict[str, list[str]], more: dict[str, list[str]]) -> None:
+    """Each term's words of ``more`` before those ``offered`` has for it, each once."""
+    for term, words in more.items():
+        if words:
+            offered[term] = list(dict.fromkeys([*words, *offered.get(term, [])]))
+
+
+def _texts_holding(index: IndexBackend, words: list[str], limit: int) -> list[str]:
+    """The text of at most ``limit`` chunks holding any of ``words`` (query terms or bridges),
+    unranked: what the checks here read of memory, each from a bounded number of chunks."""
+    return [row.chunk.text for row in index.keyword(fts_match(words) or "", limit, ranked=False)]
 
 
 ROLE_PROBE = 20
@@ -100,8 +107,8 @@ def _holders(index: IndexBackend, role: str) -> list[str]:
     """The people the first :data:`ROLE_PROBE` chunks holding a word for ``role`` declare in
     it."""
     words = [bridge_term(w) for w in roles.role_words(role)]
-    rows = index.keyword(fts_match(words) or "", ROLE_PROBE, ranked=False)
-    names = [n for row in rows for n in roles.declared_roles(row.chunk.text).get(role, ())]
+    texts = _texts_holding(index, words, ROLE_PROBE)
+    names = [n for text in texts for n in roles.declared_roles(text).get(role, ())]
     return list(dict.fromkeys(n if not n.isascii() else n.lower() for n in names))
 
 
@@ -113,8 +120,8 @@ def roles_as_named(index: IndexBackend, query: str) -> str:
     declaration alone. Otherwise the role is held through the names (:func:`role_bridges`)."""
     for start, end, role in reversed(roles.asked_role_spans(query)):
         word = bridge_term(query[start:end].lower())
-        rows = index.keyword(fts_match([word]) or "", ROLE_PROBE, ranked=False)
-        if any(not roles.declared_roles(row.chunk.text).get(role) for row in rows):
+        texts = _texts_holding(index, [word], ROLE_PROBE)
+        if any(not roles.declared_roles(text).get(role) for text in texts):
             continue  # the notes write the word: keep it, held through the names too
         names = _holders(index, role)
         if len(names) == 1:
@@ -134,10 +141,9 @@ def role_bridges(index: IndexBackend, query: str, terms: list[str]) -> dict[str,
     found = {role: _holders(index, role) for role in dict.fromkeys(r for _, r in asked)}
     bridges: dict[str, list[str]] = {}
     for word, role in asked:
-        names = list(dict.fromkeys(found.get(role, ())))
         held = [t for t in fts_query_terms(word) if t in terms] or ([word] if word in terms else [])
         for term in held:
-            bridges[term] = list(dict.fromkeys([*bridges.get(term, ()), *names]))
+            bridges[term] = list(dict.fromkeys([*bridges.get(term, ()), *found[role]]))
     return {t: ns for t, ns in bridges.items() if ns}
 
 
@@ -213,9 +219,8 @@ def runs_as_names(
 def _written_glued(index: IndexBackend, word: str) -> bool:
     """Whether one of the first :data:`APART_PROBE` chunks holding ``word`` writes it as a word
     of its own (``maxReplicas``), not only as a snake_case name's word the index adds."""
-    rows = index.keyword(fts_match([word]) or "", APART_PROBE, ranked=False)
     glued = re.compile(rf"(?<![0-9a-z_]){re.escape(word)}(?![0-9a-z_])", re.IGNORECASE)
-    return any(glued.search(row.chunk.text) for row in rows)
+    return any(glued.search(text) for text in _texts_holding(index, [word], APART_PROBE))
 
 
 def _joined_only(index: IndexBackend, phrase: str) -> bool:
@@ -223,8 +228,7 @@ def _joined_only(index: IndexBackend, phrase: str) -> bool:
     words joined by underscores (``atlas_users_daily``) and none as prose does, with spaces
     or a hyphen between (dual-write, of notes writing ``broker.dual_write`` too)."""
     joined, apart = _written_with(phrase, "_"), _written_with(phrase, r"(?:[ \t]+|-)")
-    rows = index.keyword(fts_match([phrase]) or "", APART_PROBE, ranked=False)
-    texts = [row.chunk.text for row in rows]
+    texts = _texts_holding(index, [phrase], APART_PROBE)
     return any(joined.search(t) for t in texts) and not any(apart.search(t) for t in texts)
 
 
@@ -239,8 +243,7 @@ def written_apart(index: IndexBackend, phrase: str) -> bool:
     and a number, not a code written joined (``HNM-147``, ``BILL_421``)."""
     word, number = phrase.split(" ")
     apart = re.compile(rf"(?<![0-9a-z]){re.escape(word)}[ \t]+{number}(?![0-9])", re.IGNORECASE)
-    rows = index.keyword(fts_match([phrase]) or "", APART_PROBE, ranked=False)
-    return any(apart.search(row.chunk.text) for row in rows)
+    return any(apart.search(text) for text in _texts_holding(index, [phrase], APART_PROBE))
 
 
 _GLUED = re.compile(r"([a-z]{2,})(\d{2,})")
@@ -345,8 +348,8 @@ def declared_names(index: IndexBackend, query: str, terms: list[str]) -> list[tu
         return []
     dfs = index.term_dfs(wanted)[1]
     rare = [t for t in wanted if 0 < dfs.get(t, 0) <= ALIAS_PROBE]
-    match = fts_match(rare)
-    if match is None:
+    if not rare:
         return []
-    rows = index.keyword(match, ALIAS_PROBE, ranked=False)
-    return [pair for row in rows for pair in aliases.declared(row.chunk.text)]
+    return [
+        pair for text in _texts_holding(index, rare, ALIAS_PROBE) for pair in aliases.declared(text)
+    ]

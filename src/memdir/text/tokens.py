@@ -50,6 +50,7 @@ __all__ = [
     "fts_query",
     "fts_query_terms",
     "identifier_spans",
+    "is_cjk_gram",
     "is_utf8_encodable",
     "literal_spans",
     "match_text",
@@ -659,6 +660,12 @@ def is_katakana_word(word: str) -> bool:
     """Whether ``word`` is katakana only, two characters or more (a loanword, or a query's
     gram of one)."""
     return len(word) > 1 and _KATAKANA_RUN.fullmatch(word) is not None
+
+
+def is_cjk_gram(term: str) -> bool:
+    """Whether a query term is a CJK character or bigram, not a word or an identifier's
+    phrase."""
+    return not term.isascii() and " " not in term and all(not c.isascii() for c in term)
 
 
 def bridge_term(word: str) -> str:
