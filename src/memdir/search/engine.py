@@ -523,8 +523,8 @@ def _naming(
 ) -> set[int]:
     """The ids of the candidates whose chunk names ``identifier`` (all its terms), as written
     or as ``profile`` holds a term through another spelling (bill421: BILL-421)."""
-    bridges = profile.bridges if profile is not None else {}
-    tests = [term_holder(t, bridges.get(t, ())) for t in fts_query_terms(identifier)]
+    terms = fts_query_terms(identifier)
+    tests = [profile.holder(t) if profile else term_holder(t) for t in terms]
     return {
         c.chunk_id
         for c in candidates
@@ -539,9 +539,7 @@ def _names_every_identifier(
     question names none): for :func:`memdir.search.recency.latest_first`."""
     if profile is None:
         return None
-    tests = [
-        term_holder(t, profile.bridges.get(t, ())) for t in profile.terms if is_identifier_term(t)
-    ]
+    tests = [profile.holder(t) for t in profile.terms if is_identifier_term(t)]
     if not tests:
         return None
     return lambda c: c.chunk_id in rows and all(t(body(c.chunk_id)) for t in tests)
@@ -564,7 +562,7 @@ def _demote_the_unnamed(
     if profile is not None and profile.holds_identifier:
         held = [t for t in profile.terms if t not in profile.absent]
         for term in code_terms(query, held):
-            matches = term_holder(term, profile.bridges.get(term, ()))  # bill421: BILL-421
+            matches = profile.holder(term)  # bill421: BILL-421
             tests.append(lambda cid, matches=matches: matches(body(cid)))
     for span in quoted:
         holds = holder(span)

@@ -352,6 +352,11 @@ class QueryProfile:
     afternoon, 下午3点: :func:`memdir.dates.part_of_day`); its words are no terms either.
     ``None`` when it names none, or no day."""
 
+    def holder(self, term: str) -> Callable[[str], bool]:
+        """Whether a text holds ``term`` as written or through one of its :attr:`bridges`
+        (bill421 through the notes' BILL-421)."""
+        return term_holder(term, self.bridges.get(term, ()))
+
     def alone(self) -> QueryProfile:
         """This profile as keyword search scores by it when it is the whole search (keyword
         mode, or hybrid fallen back to it): its :attr:`mass` is :attr:`told_mass`. In hybrid
