@@ -78,9 +78,15 @@ def word_counts(chunks: Sequence[tuple[Any, str]]) -> dict[str, int]:
 
 def rarest_word(body: str, counts: dict[str, int], skip: Iterable[str] = ()) -> str | None:
     """The word of ``body`` fewest chunks hold but one (:func:`word_counts`), not in ``skip``:
-    what a probe's question asks about beside the thing it names."""
+    what a probe's question asks about beside the thing it names. A word search reads as a
+    whole one only (not the ``inflight`` of ``max_inflight``, the ``x80ad`` of ``0x80AD``): a
+    hit holds it as :func:`memdir.text.term_matcher` tells, which no chunk did of those."""
     skipped = set(skip)
-    beside = [w for w in set(_WORD.findall(body)) if counts[w] > 1 and w not in skipped]
+    beside = [
+        w
+        for w in set(_WORD.findall(body))
+        if counts[w] > 1 and w not in skipped and term_matcher(w)(body)
+    ]
     return min(beside, key=lambda w: (counts[w], w)) if beside else None
 
 
