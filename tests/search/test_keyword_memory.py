@@ -425,3 +425,56 @@ def test_a_person_asked_by_the_role_memory_declares(tmp_path: Path) -> None:
         profile = query_profile(mem.index, "上司对我的周报有什么意见？")
         assert profile is not None and "上司" in profile.terms
         assert profile.bridges["上司"] == ["周岚"]
+
+
+def test_an_amount_asked_the_way_memory_does_not_write_it(tmp_path: Path) -> None:
+    files = {
+        "memory/2026-11-04.md": "# 2026-11-04\n\n### 10:20 - t-2210\n"
+        "webhook 很慢，单条消息要处理 40s 以上。\n",
+        "memory/2026-10-09.md": "# 2026-10-09\n\n### 15:00 - load test\n"
+        "| inflight | p99 |\n|---|---|\n| 512 | 180ms |\n| 1024 | 640ms |\n",
+        "memory/2026-08-11.md": "# 2026-08-11\n\n### 09:00 - deploy\n锁等了 13 分钟才释放，deploy 卡住。\n",
+        # the question's words, each apart: as words, this note held them all
+        "memory/2026-09-01.md": "# 2026-09-01\n\n### 11:00 - standup\n"
+        "40 tickets in the queue; seconds count for the webhook retry. 13 deploy minutes "
+        "saved, 640 users, p99 milliseconds.\n",
+    }
+    with Memory(write_notes(tmp_path, files), overrides=KEYWORD_ONLY) as mem:
+        for asked, note in [
+            ("Which webhook took 40 seconds per message?", "memory/2026-11-04.md"),
+            ("超时四十秒的是哪个 webhook？", "memory/2026-11-04.md"),
+            ("p99 of 640 milliseconds", "memory/2026-10-09.md"),
+            ("640 毫秒的 p99", "memory/2026-10-09.md"),
+            ("deploy blocked for 13 minutes", "memory/2026-08-11.md"),
+        ]:
+            assert _paths(mem, asked)[:1] == [note], asked
+        profile = query_profile(mem.index, "40 seconds webhook")
+        assert profile is not None and profile.terms[0] == "40s"
+        # a writing memory holds is searched as written, and no amount is converted
+        profile = query_profile(mem.index, "webhook 40s")
+        assert profile is not None and profile.terms == ["webhook", "40s"]
+        profile = query_profile(mem.index, "p99 of 0.64 seconds")
+        assert profile is not None and "640ms" not in profile.terms
+
+
+def test_an_amount_memory_writes_several_ways_is_held_through_each(tmp_path: Path) -> None:
+    files = {
+        "memory/2026-10-02.md": "# 2026-10-02\n\n### 10:00 - ingest\nack_wait 调到 30 秒，重投少了。\n",
+        "memory/2026-10-20.md": "# 2026-10-20\n\n### 16:00 - billing\nStripe webhook timeout is 30s now.\n",
+        "memory/2026-11-02.md": "# 2026-11-02\n\n### 09:00 - standup\n"
+        "30 minutes on the standup; seconds matter, said nobody.\n",
+        "memory/2026-11-05.md": "# 2026-11-05\n\n### 11:00 - backfill\n回填了 16.8万 行 invoice_lines。\n",
+    }
+    with Memory(write_notes(tmp_path, files), overrides=KEYWORD_ONLY) as mem:
+        # asked as either note writes it, or as neither, both notes of 30 seconds come first
+        for asked in ("30 seconds", "30s", "三十秒", "what was set to 30 sec?"):
+            assert sorted(_paths(mem, asked)[:2]) == [
+                "memory/2026-10-02.md",
+                "memory/2026-10-20.md",
+            ], asked
+        profile = query_profile(mem.index, "timeout 30 seconds")
+        assert profile is not None and profile.terms == ["timeout", "30s"]
+        assert sorted(profile.bridges["30s"]) == ["30 秒"]
+        # a count in thousands, of notes counting in 万
+        assert _paths(mem, "how many invoice_lines rows, 168k?")[:1] == ["memory/2026-11-05.md"]
+        assert _paths(mem, "backfilled 168,000 rows")[:1] == ["memory/2026-11-05.md"]

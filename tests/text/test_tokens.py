@@ -11,6 +11,7 @@ import pytest
 
 from memdir.text import (
     FTS_TOKENIZE,
+    bridge_term,
     fts_document,
     fts_query,
     fts_query_terms,
@@ -364,6 +365,11 @@ def test_property_any_indexed_word_is_found_by_a_query_for_it() -> None:
         ("根因", "根本原因", False),
         ("v1 13 2", "rolled back to v1.13.2 at noon", True),
         ("v1 13 2", "rolled back to v1.13.20", False),
+        # a number and the CJK after it, with or without a space (as FTS5 holds both)
+        ("30 秒", "ack_wait 调到 30秒", True),
+        ("30 秒", "ack_wait 调到 30 秒", True),
+        ("30 秒", "ack_wait 调到 130 秒", False),
+        ("30 秒", "30 个 秒杀", False),
     ],
 )
 def test_term_matcher_finds_the_term_as_the_index_would(term: str, text: str, held: bool) -> None:
@@ -462,3 +468,10 @@ def test_a_kanji_pair_is_held_with_its_okurigana_between() -> None:
     assert held(match_text("受け取り時間")) and held(match_text("受取時間"))
     assert not held(match_text("受けて取った"))  # two kana: no okurigana of one word
     assert not term_matcher("京会")(match_text("東京の会議"))  # a particle joins two words
+
+
+def test_a_bridge_mixing_a_number_and_cjk_is_searched_as_the_document_holds_it() -> None:
+    assert bridge_term("30 秒") == fts_document("30秒") == "30 秒"
+    assert bridge_term("16.8 万") == fts_document("16.8万")
+    assert bridge_term("13 分钟") == fts_document("13分钟") == "13 分 分钟 钟"
+    assert bridge_term("connection pool") == "connection pool"

@@ -17,6 +17,7 @@ from memdir.search.spellings import (
     bridges_for,
     case_spellings,
     periods_as_written,
+    quantities_as_written,
     respellings,
     roles_as_named,
     runs_as_names,
@@ -411,7 +412,9 @@ def query_profile(
     (:func:`respellings`: ``bill421`` through the notes' ``BILL-421``, ``1.13.2`` through
     ``v1.13.2``) and scores as that spelling would; a word and a number typed apart
     (``hnm 147``) add their phrase as a code when memory writes it joined only
-    (:func:`memdir.search.spellings.spaced_codes`).
+    (:func:`memdir.search.spellings.spaced_codes`); an amount (30 seconds, 三十秒, ``30s``) is
+    one term, held through each way memory writes it
+    (:func:`memdir.search.spellings.quantities_as_written`).
     """
     spans: dict[tuple[int, int], list[str]] = {}  # the days each span of the query names
     for a, b, d in named_days(query, today, question=True):
@@ -458,7 +461,8 @@ def query_profile(
         dated = index.dated(list(day_keys), 0)[0]
     naming = {i: row for i, row in naming.items() if row.chunk.date not in day_keys}
     dated += len(naming)
-    query = roles_as_named(index, periods_as_written(index, query))
+    query, amounts = quantities_as_written(index, periods_as_written(index, query))
+    query = roles_as_named(index, query)
     terms = fts_query_terms(query, stopwords=stopwords, alone=not day_keys)
     if not terms and not day_keys:
         return None
@@ -481,6 +485,8 @@ def query_profile(
     coded = {t for t in terms if t in quoted or is_identifier_term(t)}
     offered = bridges_for(index, query, terms, quoted) if bridges else {}
     respelled = respellings(terms, quoted)
+    # an amount (30s) through the other ways memory writes it (30 秒, 30 seconds)
+    respelled.update((t, ws) for t, ws in amounts.items() if t in terms and t not in quoted)
     for term, spelled in [*respelled.items(), *case_spellings(query, terms, quoted).items()]:
         offered[term] = [*spelled, *offered.get(term, ())]
     pieces = _pieces(terms)  # an identifier's words

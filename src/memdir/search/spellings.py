@@ -5,7 +5,8 @@ through (:func:`memdir.search.keyword.query_profile`): the other language's word
 the names the notes declare in both scripts or for a role (:mod:`memdir.text.aliases`,
 :mod:`memdir.text.roles`), a code typed another way (``bill421`` for ``BILL-421``), a name in
 another case or typed as words (``maxReplicas``, "atlas users daily":
-:mod:`memdir.text.casing`), and a quarter or half of a year (:mod:`memdir.text.periods`).
+:mod:`memdir.text.casing`), a quarter or half of a year (:mod:`memdir.text.periods`), and an
+amount of time or size (``30s``, 30 秒: :mod:`memdir.text.quantities`).
 
 Each offers candidates; :func:`~memdir.search.keyword.query_profile` keeps those memory holds.
 Some read memory to decide (the declarations of names and roles, how a run of words or a code
@@ -28,10 +29,11 @@ from memdir.text import (
     is_cjk_gram,
     roles,
 )
+from memdir.text import periods as _periods
+from memdir.text import quantities as _quantities
 from memdir.text.abbreviations import abbreviation_bridges
 from memdir.text.casing import camel_words
 from memdir.text.glossary import glossary_bridges
-from memdir.text.periods import periods, writings
 
 __all__ = [
     "ALIAS_PROBE",
@@ -41,6 +43,7 @@ __all__ = [
     "case_spellings",
     "declared_names",
     "periods_as_written",
+    "quantities_as_written",
     "respellings",
     "role_bridges",
     "roles_as_named",
@@ -257,19 +260,77 @@ def periods_as_written(index: IndexBackend, query: str) -> str:
     as ``Q4 的 OKR`` for notes of ``Q4 OKR``, 上半年 as ``H1``, the fourth quarter as 四季度 for
     notes in Chinese. A writing memory holds is kept (``Q4`` of such notes), and a quarter
     counted from today is none (:mod:`memdir.text.periods`)."""
-    found = periods(query)
+    return _as_written(
+        index,
+        query,
+        [(p.start, p.end, _periods.writings(p.kind, p.number)) for p in _periods.periods(query)],
+    )
+
+
+def quantities_as_written(index: IndexBackend, query: str) -> tuple[str, dict[str, list[str]]]:
+    """``query`` with each amount of time, size or things it names written as one term, and
+    the other writings memory holds of it, for the term to be held through
+    (:mod:`memdir.text.quantities`): "a 30 second timeout" as ``a 30s timeout``, held through
+    the notes' ``30s``, ``30 秒`` and "30 seconds" alike; 十三分钟 as ``13min``, through their
+    ``13 分钟``; 16.8万 as ``168k``, through their ``168,000``. An amount memory writes no other
+    way than the question is left as written; the number is never converted (90 分钟 is not
+    searched as ``1.5h``), nor a count's value (only its scale: thousands, 万, millions)."""
+    found = _quantities.quantities(query)
     if not found:
-        return query
-    written = {p: [query[p.start : p.end], *writings(p.kind, p.number)] for p in found}
+        return query, {}
+    written = {
+        q: list(dict.fromkeys([query[q.start : q.end], *_quantities.writings(q.number, q.unit)]))
+        for q in found
+    }
     forms = {w: fts_document(w) for ws in written.values() for w in ws}
-    _, dfs = index.term_dfs(list(dict.fromkeys(forms.values())))
-    for p in reversed(found):
-        own, *others = written[p]
-        if dfs[forms[own]]:
+    _, dfs = index.term_dfs(list(dict.fromkeys(f for f in forms.values() if f)))
+    spellings: dict[str, list[str]] = {}
+    for q in reversed(found):
+        own = written[q][0]
+        held = sorted((w for w in written[q] if dfs.get(forms[w], 0)), key=lambda w: -dfs[forms[w]])
+        if not any(forms[w] != forms[own] for w in held):
+            continue  # memory writes it as asked, or not at all
+        one = _glued(q)
+        term = fts_query_terms(one)[0]
+        spellings[term] = [_spaced(w) for w in dict.fromkeys(held) if forms[w] != fts_document(one)]
+        query = f"{query[: q.start]} {one} {query[q.end :]}"
+    return query, spellings
+
+
+def _glued(q: _quantities.Quantity) -> str:
+    """The one term an amount is searched as: written glued (``30s``, ``13min``, ``168k``,
+    ``1.2M``), as a code is."""
+    ways = _quantities.writings(q.number, q.unit)
+    if q.unit == "n":  # 168k, 1.2M; or 12,345
+        return next((w for w in ways if w[-1] in "kM"), ways[0])
+    return ways[0]
+
+
+_DIGIT_THEN_CJK = re.compile(r"(?<=\d)(?=[^\x00-\x7f])")
+
+
+def _spaced(writing: str) -> str:
+    """A writing as a bridge: a space between a number and the CJK after it (``30 秒``), so
+    that :func:`memdir.text.term_matcher` holds it written either way (30秒, 30 秒), as FTS5
+    does."""
+    return _DIGIT_THEN_CJK.sub(" ", writing)
+
+
+def _as_written(index: IndexBackend, query: str, spans: list[tuple[int, int, list[str]]]) -> str:
+    """``query`` with each of its ``spans`` (start, end, the ways notes write what it names)
+    that memory never holds as written there replaced by the writing memory holds in the most
+    chunks, if it holds any: one count of the index for them all."""
+    if not spans:
+        return query
+    written = [[query[a:b], *ws] for a, b, ws in spans]
+    forms = {w: fts_document(w) for ws in written for w in ws}
+    _, dfs = index.term_dfs(list(dict.fromkeys(f for f in forms.values() if f)))
+    for (a, b, _), (own, *others) in reversed(list(zip(spans, written, strict=True))):
+        if dfs.get(forms[own], 0):
             continue
-        best = max(others, key=lambda w: dfs[forms[w]])
-        if dfs[forms[best]]:
-            query = f"{query[: p.start]} {best} {query[p.end :]}"
+        best = max(others, key=lambda w: dfs.get(forms[w], 0))
+        if dfs.get(forms[best], 0):
+            query = f"{query[:a]} {best} {query[b:]}"
     return query
 
 

@@ -672,8 +672,12 @@ def bridge_term(word: str) -> str:
     """The query term of a word another language gives a term (a bridge): the word itself,
     or, for a katakana loanword (リリース) or a CJK word of three characters or more (连接池),
     the phrase of the grams a document holds it as (``リ リリ リ リー ー ース ス``), which FTS5
-    matches as a phrase and :func:`term_matcher` is not given (it reads the word itself)."""
+    matches as a phrase and :func:`term_matcher` is not given (it reads the word itself); so
+    too a word of CJK and other characters (``30 秒``: ``30 秒``, ``13 分钟``: ``13 分 分钟 钟``)."""
     if is_katakana_word(word) or (len(word) > 2 and _CJK_RUN.fullmatch(word)):
+        return fts_document(word)
+    if not word.isascii() and _CJK_RUN.search(word) and not _CJK_RUN.fullmatch(word):
+        # CJK beside what is not (30 秒, 16.8 万): the document's grams
         return fts_document(word)
     return word
 
@@ -762,7 +766,11 @@ def term_matcher(term: str) -> Callable[[str], bool]:
     body = (
         "|".join(map(re.escape, _forms(term)))
         if len(parts) == 1
-        else "[\\W_]+".join(map(re.escape, parts))
+        else "".join(
+            # between a number and CJK no gap is needed (30 秒 in 30秒, as FTS5 reads it)
+            (("[\\W_]*" if not (a[-1] + b[0]).isascii() else "[\\W_]+") if i else "") + re.escape(b)
+            for i, (a, b) in enumerate(zip(["", *parts], parts, strict=False))
+        )
     )
     # An ASCII boundary: the whole-class lookbehind of _WORD_CHAR, tried at every position of
     # the text, made this 20x slower; a word next to a non-ASCII letter is rare enough.
