@@ -192,3 +192,47 @@ def test_schema_1_is_migrated_with_its_frequencies_counted(tmp_path: Path, pg_ur
             "SELECT value FROM memdir_meta WHERE namespace = '' AND key = 'schema'"
         ).fetchone()
     assert storage == ("m",) and schema == (str(postgres.PG_SCHEMA_VERSION),)
+
+
+def test_own_change_notices_keep_the_statistics_another_writers_drop_them(
+    tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+    import time
+
+    ws = _notes(tmp_path / "ws", 20)
+    pg = {**KEYWORD_ONLY, **backend_settings("postgres", pg_url)}
+    with Memory(ws, overrides=pg) as mem:
+        index: Any = mem.index
+        mem.sync()
+        heard: list[str] = []  # the bumps the change listener made
+        bump = index._bump
+
+        def counted() -> None:
+            if threading.current_thread() is index._listener:
+                heard.append("notice")
+            bump()
+
+        monkeypatch.setattr(index, "_bump", counted)
+
+        def settle(until: Any) -> None:
+            deadline = time.monotonic() + 10
+            while not until() and time.monotonic() < deadline:
+                time.sleep(0.02)
+
+        (ws / "memory/new.md").write_text("# New\n\nheron cormorant.\n")
+        mem.sync()
+        settle(lambda: not index._own_notices)
+        assert not index._own_notices
+        # the notices this index sent, heard back, are no other writer's change: its own
+        # commits bumped the version already (under load a late notice dropped the statistics
+        # a search had cached after the commit)
+        assert heard == []
+        index.term_dfs(["cormor"])
+        assert "cormor" in index._dfs
+        with psycopg.connect(pg_url, autocommit=True) as conn:  # another writer's notice
+            conn.execute("SELECT pg_notify(%s, %s)", (postgres.CHANNEL, index.namespace))
+        settle(lambda: heard)
+        assert heard == ["notice"]
+        index.term_dfs(["heron"])
+        assert "cormor" not in index._dfs  # dropped, counted afresh when asked

@@ -44,8 +44,10 @@ chunks; counters are applied in one statement just before commit, and every comm
 ``NOTIFY memdir_changes`` with the namespace. The lexemes' document frequencies change in
 one statement just before the commit too, in one order for every writer, so two writers of a
 namespace wait for each other on a shared word for a moment and never deadlock. Each process
-listens and drops its document-frequency cache on a notice, so a change made anywhere is searched with exact
-statistics at once (and the rows themselves are read live). The writer lock is a
+listens and drops its document-frequency cache on another writer's notice (its own commits drop
+it at once, and the notices they sent are counted off when heard back: a sync of 22
+transactions heard 22, and each dropped statistics a search had just cached), so a change made
+anywhere is searched with exact statistics at once (and the rows themselves are read live). The writer lock is a
 ``pg_advisory_lock`` per (namespace, origin); the fill lock one per namespace.
 """
 
@@ -426,8 +428,11 @@ class PgIndex:
         self.fill_lock = _AdvisoryLock(pool, _lock_key("fill", namespace), f"fill lock of {where}")
         self._tok = Fts5Tokens()
         self._local = threading.local()
-        self._version = 0  # bumped by every change notice and every own commit
+        self._version = 0  # bumped by every own commit and every other writer's notice
         self._version_lock = threading.Lock()
+        # the change notices this index sent and has not heard back yet, by the connection's
+        # backend: its own commit already bumped the version for each
+        self._own_notices: Counter[int] = Counter()
         self._dfs: dict[str, int] = {}
         self._stats: tuple[int, int] | None = None
         self._scripts: dict[str, int] | None = None
@@ -508,6 +513,27 @@ class PgIndex:
         with self._version_lock:
             self._version += 1
 
+    def _heard_own(self, pid: int) -> bool:
+        """Whether a notice from backend ``pid`` is one this index sent (and counted when it
+        committed): heard once, it is no other writer's change (under load one came after the
+        next search had cached new statistics, and dropped them)."""
+        with self._version_lock:
+            if self._own_notices[pid] <= 0:
+                return False
+            self._own_notices[pid] -= 1
+            if not self._own_notices[pid]:
+                del self._own_notices[pid]
+            return True
+
+    def _unsent(self, txn: _Txn) -> None:
+        """A transaction whose notice was written but not committed: none will be heard."""
+        pid = txn.extra.pop("notice", None)
+        if pid is not None:
+            with self._version_lock:
+                self._own_notices[pid] -= 1
+                if self._own_notices[pid] <= 0:
+                    del self._own_notices[pid]
+
     def _listen(self) -> None:
         """LISTEN for changes by any process; every notice for this namespace bumps the
         version, which drops the statistics cache. A lost connection bumps it too."""
@@ -519,7 +545,7 @@ class PgIndex:
                     self._listening.set()
                     while not self._closed.is_set():
                         for note in conn.notifies(timeout=0.5):
-                            if note.payload == self.namespace:
+                            if note.payload == self.namespace and not self._heard_own(note.pid):
                                 self._bump()
             except psycopg.Error as exc:
                 self._bump()
@@ -558,10 +584,15 @@ class PgIndex:
     @contextmanager
     def transaction(self) -> Iterator[_Txn]:
         """One write transaction, committed on success with its counters and a change notice."""
-        with self._conn() as conn, conn.transaction():
+        with self._conn() as conn:
             txn = _Txn(conn)
-            yield txn
-            self._finish(txn)
+            try:
+                with conn.transaction():
+                    yield txn
+                    self._finish(txn)
+            except BaseException:
+                self._unsent(txn)
+                raise
         if txn.changed:
             self._bump()
         self._after_commit(txn)
@@ -609,6 +640,10 @@ class PgIndex:
                 },
             )
         txn.conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, self.namespace))
+        pid = txn.conn.info.backend_pid
+        with self._version_lock:
+            self._own_notices[pid] += 1
+        txn.extra["notice"] = pid
 
     # -- meta ----------------------------------------------------------------------------------
     def get_meta(self, key: str) -> str | None:
@@ -1432,7 +1467,11 @@ class PgIndex:
         except BaseException as exc:
             self.discard_build(build, exc)
             raise
-        build.tx_cm.__exit__(None, None, None)
+        try:
+            build.tx_cm.__exit__(None, None, None)
+        except BaseException:
+            self._unsent(build.txn)
+            raise
         build.conn_cm.__exit__(None, None, None)
         self._bump()
         self._after_commit(build.txn)
@@ -1449,6 +1488,7 @@ class PgIndex:
 
     def discard_build(self, build: _PgBuild, exc: BaseException | None = None) -> None:
         error = exc or StorageError("rebuild discarded")
+        self._unsent(build.txn)
         try:
             build.tx_cm.__exit__(type(error), error, None)
         finally:
