@@ -46,7 +46,10 @@ def test_two_processes_appending_never_interleave_inside_a_line(tmp_path: Path) 
     ]
     deadline = time.monotonic() + 60
     while not all(Path(f"{go}.{tag}").exists() for tag in ("a", "b")):
-        assert time.monotonic() < deadline and all(p.poll() is None for p in procs)
+        # a writer that died before it was ready says why (seen once, under load, unexplained)
+        died = [p.communicate()[1] for p in procs if p.poll() is not None]
+        assert not died, died
+        assert time.monotonic() < deadline, "the writers were not ready in 60 s"
         time.sleep(0.01)
     go.touch()  # both start appending at the same moment
     for proc in procs:
