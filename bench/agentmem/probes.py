@@ -108,7 +108,7 @@ def ask_other_forms(doc: str, what: str, forms: dict[str, list[str]]) -> int:
         asked = Asked(mem, args.modes, list(FORM_FRAMES), 3)
         held = 0
         for form, others in sorted(forms.items()):
-            holds = term_matcher(form)
+            holds = term_matcher(match_text(form))  # 切り戻し as the chunks' folded text has it
             naming = [(key, body) for key, body in chunks if holds(body)]
             if not naming:
                 continue
@@ -119,7 +119,7 @@ def ask_other_forms(doc: str, what: str, forms: dict[str, list[str]]) -> int:
             with_word = term_matcher(word)
             found = {k for k, b in naming if with_word(b)}
             for other in others:
-                if any(term_matcher(other)(b) for _, b in chunks):
+                if any(term_matcher(match_text(other))(b) for _, b in chunks):
                     continue  # memory writes this form too
                 asked.ask_frames(FORM_FRAMES, f"{form} as {other}", found, form=other, word=word)
     asked.print(f"{held} forms memory writes")

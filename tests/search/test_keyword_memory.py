@@ -478,3 +478,31 @@ def test_an_amount_memory_writes_several_ways_is_held_through_each(tmp_path: Pat
         # a count in thousands, of notes counting in 万
         assert _paths(mem, "how many invoice_lines rows, 168k?")[:1] == ["memory/2026-11-05.md"]
         assert _paths(mem, "backfilled 168,000 rows")[:1] == ["memory/2026-11-05.md"]
+
+
+def test_a_word_of_software_work_memory_writes_in_another_language_is_a_term(
+    tmp_path: Path,
+) -> None:
+    files = {
+        "memory/2026-11-17.md": "# 2026-11-17\n\n### 15:00 - ledger\n"
+        "Added a circuit breaker: after 50 consecutive 5xx from Stripe, set to pause calls for 30 s, as planned.\n",
+        "memory/2026-09-07.md": "# 2026-09-07\n\n### 10:00 - relay\n"
+        "Prod incident: relay stopped delivering for 40 minutes. Rollback took five minutes.\n",
+        "memory/2026-09-08.md": "# 2026-09-08\n\n### 20:00 - 家里\n买的熔岩灯到了，一断电就灭。\n",
+        "memory/2026-09-09.md": "# 2026-09-09\n\n### 09:30 - standup\n站会改成周一三五，排查安全问题的时间不变。\n",
+    }
+    with Memory(write_notes(tmp_path, files), overrides=KEYWORD_ONLY) as mem:
+        mem.sync()
+        # 熔断 is written nowhere, 熔 and 断 are (熔岩灯, 断电): read as a word of software work
+        # held through the notes' circuit breaker, not as an edge between two words
+        profile = query_profile(mem.index, "Stripe 的熔断怎么配的？")
+        assert profile is not None and "熔断" in profile.terms
+        assert profile.bridges["熔断"] == ["circuit breaker"]
+        assert _paths(mem, "Stripe 的熔断怎么配的？")[:1] == ["memory/2026-11-17.md"]
+        # in Japanese: 本番 and 障害 (prod, incident), 切り戻し (rollback)
+        assert _paths(mem, "本番の障害はどのくらい続いた？")[:1] == ["memory/2026-09-07.md"]
+        assert _paths(mem, "切り戻しにかかった時間は？")[:1] == ["memory/2026-09-07.md"]
+        # a bigram only the general dictionary bridges stays an edge between two words when
+        # memory lacks it (安排: "plan", "set" would hold it in any note)
+        profile = query_profile(mem.index, "现在站会是怎么安排的？")
+        assert profile is not None and "安排" not in profile.terms

@@ -13,7 +13,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["GLOSSARY", "glossary_bridges"]
+from memdir.text.tokens import fts_query_terms, is_cjk_gram
+
+__all__ = ["GLOSSARY", "JAPANESE", "glossary_bridges"]
 
 GLOSSARY: tuple[tuple[str, tuple[str, ...]], ...] = (
     # running services
@@ -140,16 +142,90 @@ GLOSSARY: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 """Each Chinese word and the English words or phrases it is written as in software work."""
 
+JAPANESE: tuple[tuple[str, tuple[str, ...]], ...] = (
+    # running services
+    ("本番", ("production", "prod")),
+    ("本番環境", ("production",)),
+    ("障害", ("incident", "outage")),
+    ("負荷試験", ("load test", "stress test")),
+    ("切り戻し", ("rollback", "roll back", "revert")),
+    ("監視", ("monitoring", "monitor")),
+    ("遅延", ("latency", "delay")),
+    ("復旧", ("recovery", "restore")),
+    ("再起動", ("restart", "reboot")),
+    ("通知", ("notification",)),
+    ("接続", ("connection",)),
+    ("冗長化", ("redundancy",)),
+    ("暗号化", ("encryption",)),
+    ("証明書", ("certificate", "cert")),
+    ("認証", ("authentication", "auth")),
+    ("不具合", ("bug", "defect")),
+    ("原因調査", ("investigation", "root cause")),
+    ("障害報告", ("incident report", "postmortem")),
+    ("振り返り", ("retro", "retrospective", "postmortem")),
+    # building and shipping
+    ("移行", ("migration", "migrate")),
+    ("設定", ("config", "configuration", "settings")),
+    ("検証環境", ("staging",)),
+    ("開発環境", ("development environment", "dev environment")),
+    ("仕様", ("spec", "specification")),
+    ("仕様書", ("spec", "specification")),
+    ("要件", ("requirement", "requirements")),
+    ("差分", ("diff",)),
+    ("競合", ("conflict",)),
+    ("本番反映", ("deploy", "release")),
+    ("審査", ("review", "app review")),
+    # work
+    ("締め切り", ("deadline",)),
+    ("締切", ("deadline",)),
+    ("納期", ("deadline", "delivery date")),
+    ("承認", ("approval", "approve", "sign-off")),
+    ("打ち合わせ", ("meeting",)),
+    ("定例", ("weekly meeting", "weekly sync", "regular meeting")),
+    ("議事録", ("meeting notes", "minutes")),
+    ("引き継ぎ", ("handoff", "handover")),
+    ("当番", ("on-call",)),
+    ("見積もり", ("estimate", "quote")),
+    ("見積書", ("quote",)),
+    ("請求書", ("invoice",)),
+    ("経費精算", ("expense", "reimbursement")),
+    ("出張", ("business trip",)),
+    ("有給", ("time off", "pto")),
+    ("面接", ("interview",)),
+    ("採用", ("hiring",)),
+    ("入社", ("onboarding", "start date")),
+    ("退職", ("resign", "resignation")),
+    ("試作", ("prototype",)),
+    ("画面遷移", ("navigation", "screen flow")),
+)
+"""Each Japanese word of software work that folded (:mod:`memdir.text.variants`) is no word of
+:data:`GLOSSARY` (監視 is 监视, where Chinese writes 监控; 本番, 障害, 切り戻し), and its English
+words; a Japanese question reaches English notes through them and Chinese notes through the
+Chinese words of those English ones, and an English or Chinese question reaches Japanese notes
+the same way."""
+
 
 def _tables() -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-    """``(English → Chinese, Chinese → English)``, both in lower case."""
-    to_chinese: dict[str, list[str]] = {}
-    to_english: dict[str, list[str]] = {}
-    for chinese, englishes in GLOSSARY:
+    """``(English → CJK words, CJK word → the other languages' words)``, in lower case: a
+    Chinese word's English words and the Japanese words sharing one (回滚: rollback … 切り戻し),
+    a Japanese word's English words and the Chinese words of those (障害: incident, outage,
+    故障, 事故, 宕机)."""
+    to_cjk: dict[str, list[str]] = {}
+    to_others: dict[str, list[str]] = {}
+    for word, englishes in (*GLOSSARY, *JAPANESE):
         for english in englishes:
-            to_chinese.setdefault(english, []).append(chinese)
-            to_english.setdefault(chinese, []).append(english)
-    return to_chinese, to_english
+            to_cjk.setdefault(english, []).append(word)
+            to_others.setdefault(word, []).append(english)
+    japanese = {word for word, _ in JAPANESE}
+    for word, englishes in (*GLOSSARY, *JAPANESE):
+        others = to_others[word]
+        for english in englishes:  # the other CJK language's only (熔断 gets no 熔断器)
+            others += [
+                w
+                for w in to_cjk[english]
+                if (w in japanese) != (word in japanese) and w not in others
+            ]
+    return to_cjk, to_others
 
 
 _TO_CHINESE, _TO_ENGLISH = _tables()
@@ -166,15 +242,17 @@ _CHINESE = re.compile("|".join(sorted(map(re.escape, _TO_ENGLISH), key=len, reve
 
 
 def _grams(word: str) -> list[str]:
-    """The bigrams a Chinese word is cut into as query terms (连接池 → 连接, 接池)."""
-    return [word[i : i + 2] for i in range(len(word) - 1)] or [word]
+    """The bigrams a CJK word is cut into as query terms (连接池 → 连接, 接池; the Japanese
+    folded and its kana left out: 負荷試験 → 负荷, 荷试, 试验; 切り戻し → 切戾)."""
+    return [t for t in fts_query_terms(word) if len(t) == 2 and is_cjk_gram(t)] or [word]
 
 
 def glossary_bridges(query: str, terms: Sequence[str]) -> dict[str, list[str]]:
-    """For each query term, the glossary's words of the other language: each word of an English
-    word or phrase the question writes is given its Chinese words (connection pool → 连接池;
-    ``pool`` and ``connection`` each), and each bigram of a Chinese word it writes that word's
-    English ones (连接池 → connection pool, given to 连接 and 接池)."""
+    """For each query term, the glossary's words of the other languages: each word of an English
+    word or phrase the question writes is given its Chinese and Japanese words (connection pool
+    → 连接池; ``pool`` and ``connection`` each; rollback → 回滚, 切り戻し), and each bigram of a
+    Chinese or Japanese word it writes that word's English ones and the other CJK language's
+    (连接池 → connection pool, given to 连接 and 接池; 障害 → incident, outage, 故障 …)."""
     found: dict[str, list[str]] = {}
     held = set(terms)
     for m in _ENGLISH.finditer(query):
