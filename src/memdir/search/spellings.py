@@ -291,8 +291,10 @@ def quantities_as_written(index: IndexBackend, query: str) -> tuple[str, dict[st
         if not any(forms[w] != forms[own] for w in held):
             continue  # memory writes it as asked, or not at all
         one = _glued(q)
-        term = fts_query_terms(one)[0]
-        spellings[term] = [_spaced(w) for w in dict.fromkeys(held) if forms[w] != fts_document(one)]
+        # each writing once as FTS5 reads it (30秒 and 30 秒 are one), the term's own left out
+        by_form = {forms[w]: w for w in reversed(held)}  # the most held writing of each form
+        by_form.pop(fts_document(one), None)
+        spellings[fts_query_terms(one)[0]] = [_spaced(w) for w in by_form.values()][::-1]
         query = f"{query[: q.start]} {one} {query[q.end :]}"
     return query, spellings
 

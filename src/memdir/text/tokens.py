@@ -35,7 +35,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 from functools import cache, lru_cache
-from itertools import chain
+from itertools import chain, pairwise
 
 from memdir.text import variants
 from memdir.text.irregular import BASE_FORMS, base_form
@@ -763,15 +763,13 @@ def term_matcher(term: str) -> Callable[[str], bool]:
             anchor = anchor[:-1]
         if anchor:
             return lambda text: _holds_word(text, anchor, forms)
-    body = (
-        "|".join(map(re.escape, _forms(term)))
-        if len(parts) == 1
-        else "".join(
-            # between a number and CJK no gap is needed (30 秒 in 30秒, as FTS5 reads it)
-            (("[\\W_]*" if not (a[-1] + b[0]).isascii() else "[\\W_]+") if i else "") + re.escape(b)
-            for i, (a, b) in enumerate(zip(["", *parts], parts, strict=False))
+    if len(parts) == 1:
+        body = "|".join(map(re.escape, _forms(term)))
+    else:  # the parts in order, a gap between; none needed beside CJK (30 秒 in 30秒, as FTS5)
+        gaps = ["[\\W_]+" if (a[-1] + b[0]).isascii() else "[\\W_]*" for a, b in pairwise(parts)]
+        body = re.escape(parts[0]) + "".join(
+            g + re.escape(p) for g, p in zip(gaps, parts[1:], strict=True)
         )
-    )
     # An ASCII boundary: the whole-class lookbehind of _WORD_CHAR, tried at every position of
     # the text, made this 20x slower; a word next to a non-ASCII letter is rare enough.
     search = re.compile(f"(?<![0-9a-z_])(?:{body})(?![0-9a-z_])").search
