@@ -53,6 +53,7 @@ from check import results_name  # noqa: E402
 from probes import Asked, daily_logs, indexed_copy, probe_arguments, write_probe  # noqa: E402
 
 from common import RESULTS_DIR  # noqa: E402
+from memdir.text.numerals import cjk_numeral  # noqa: E402
 
 FRAMES = (
     ("what happened on {iso}?", ""),
@@ -112,15 +113,6 @@ week that follows; ``"next month"``: on the 5th of the month after (``上个月3
 
 def _ordinal(n: int) -> str:
     return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
-
-
-def _zh_number(n: int) -> str:
-    """一 … 三十一, as a date writes it in Chinese numerals."""
-    digits = "零一二三四五六七八九"
-    tens, ones = divmod(n, 10)
-    return (
-        ("" if tens < 2 else digits[tens]) + ("十" if tens else "") + (digits[ones] if ones else "")
-    )
 
 
 WEEK_FRAMES = (
@@ -203,8 +195,8 @@ def main() -> int:
                     en_weekday=day.strftime("%A"),
                     nth=_ordinal(day.day),
                     month_name=day.strftime("%B"),
-                    zh_month=_zh_number(day.month),
-                    zh_day=_zh_number(day.day),
+                    zh_month=cjk_numeral(day.month),
+                    zh_day=cjk_numeral(day.day),
                 )
                 after = RELATIVE.get(frame)
                 if after == "next month":

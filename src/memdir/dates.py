@@ -19,6 +19,8 @@ from collections.abc import Iterable, Iterator
 from datetime import date, timedelta
 from typing import NamedTuple
 
+from memdir.text.numerals import cjk_number
+
 __all__ = [
     "PARTS_OF_DAY",
     "PartOfDay",
@@ -257,7 +259,7 @@ def _written_day(m: re.Match[str]) -> str | None:
             return None
         return _slash_day(m["m3"], m["d3"], weekday)
     if m["m6"]:
-        month_number, day_number = _cjk_number(m["m6"]), _cjk_number(m["d6"])
+        month_number, day_number = cjk_number(m["m6"]), cjk_number(m["d6"])
         if month_number is None or day_number is None:
             return None
         return _month_and_day(str(month_number), str(day_number))
@@ -381,31 +383,12 @@ def _clock_hour(m: re.Match[str]) -> int | None:
     word = m["zh"]
     if m["zh_part"] is None and m.group().rstrip()[-1] in "点點" and not m["zh_after"]:
         return None  # 三点意见, 3点: a count as often as a time, without 下午 or 的会 after it
-    hour = _cjk_number(word)
+    hour = cjk_number(word)
     if hour is None or hour > 24:
         return None
     if (m["zh_part"] in _LATER or (m["zh_part"] is None and 1 <= hour <= 6)) and hour < 12:
         hour += 12  # 下午3点; 3点的会 is at 15:00 as a working day says it
     return hour % 24
-
-
-def _cjk_number(word: str) -> int | None:
-    """一 to 九十九 as a number (十 = 10, 十二 = 12, 二十 = 20), and a number written in digits."""
-    if word.isdigit():
-        return int(word)
-    digits = "一二三四五六七八九"
-    word = word.replace("两", "二").replace("兩", "二")
-    if "十" not in word:
-        return digits.index(word) + 1 if len(word) == 1 and word in digits else None
-    tens, _, ones = word.partition("十")
-    if (
-        (tens and tens not in digits)
-        or (ones and ones not in digits)
-        or len(tens) > 1
-        or len(ones) > 1
-    ):
-        return None
-    return (digits.index(tens) + 1 if tens else 1) * 10 + (digits.index(ones) + 1 if ones else 0)
 
 
 def part_of_day(text: str) -> PartOfDay | None:
@@ -859,7 +842,7 @@ def _named_months(text: str, today: date | None) -> list[tuple[int, int, str]]:
             month, year = _MONTHS[m["name"].lower()], m["year"]
             start = m.start("name")
         elif m["cjk_word"]:
-            month, year = _cjk_number(m["cjk_word"]) or 0, None
+            month, year = cjk_number(m["cjk_word"]) or 0, None
             start = m.start()
         else:
             month, year = int(m["cjk"]), m["cjk_year"]
@@ -913,7 +896,7 @@ def _day_of_the_month(text: str, start: int, end: int) -> tuple[int, int, int] |
         number, start = before["d"], start - len(before.group())
     else:
         return None
-    day = _cjk_number(number)
+    day = cjk_number(number)
     return (start, end, day) if day and 1 <= day <= 31 else None
 
 
@@ -938,7 +921,7 @@ def _bare_day(text: str, today: date) -> list[tuple[int, int, str]]:
     found = []
     for m in _BARE_DAY.finditer(text):
         number = m["nth"] or m["d"]
-        day = _cjk_number(number)
+        day = cjk_number(number)
         if not day or not 1 <= day <= 31:
             continue
         step = 1 if ahead else -1

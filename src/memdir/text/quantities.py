@@ -24,6 +24,8 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
+from memdir.text.numerals import cjk_number, cjk_numeral
+
 __all__ = ["Quantity", "quantities", "writings"]
 
 _UNITS: dict[str, tuple[str, ...]] = {
@@ -85,16 +87,14 @@ _EN_NUMBERS = {
         ]
     )
 } | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "ninety": 90}
-_ZH_DIGIT = {"零": 0, "一": 1, "二": 2, "两": 2, "兩": 2, "三": 3, "四": 4, "五": 5, "六": 6}
-_ZH_DIGIT |= {"七": 7, "八": 8, "九": 9}
-
 _LATIN_UNITS = "|".join(
     sorted((re.escape(w) for w in _UNIT_OF if w.isascii() and w != "x"), key=len, reverse=True)
 )
 _CJK_UNITS = "|".join(
     sorted((re.escape(w) for w in _UNIT_OF if not w.isascii()), key=len, reverse=True)
 )
-_ZH_NUMBER = "[零一二两兩三四五六七八九十百]+"
+_ZH_NUMERALS = "零一二两兩三四五六七八九十百"
+_ZH_NUMBER = f"[{_ZH_NUMERALS}]+"
 
 _SCALE = {"k": 1000, "K": 1000, "M": 10**6, "千": 1000, "万": 10**4, "萬": 10**4, "亿": 10**8}
 _SCALE |= {"億": 10**8, "thousand": 1000, "million": 10**6, "billion": 10**9}
@@ -104,18 +104,17 @@ _QUANTITY = re.compile(
     r"(?<![\w.\-第])(?P<snum>\d+(?:\.\d+)?)(?:(?P<scale>[kKM])(?![\w.]*\d)(?!\w)"
     r"|\s?(?P<zscale>[千万萬亿億])|\s(?P<wscale>thousand|million|billion)\b)"
     r"|(?<![\w.,])(?P<grouped>\d{1,3}(?:,\d{3})+)(?![\d,]|\.\d)"
-    rf"|(?<![{_ZH_NUMBER[1:-2]}第万萬])(?P<zcount>{_ZH_NUMBER})(?P<zcscale>[万萬亿億])"
+    rf"|(?<![{_ZH_NUMERALS}第万萬])(?P<zcount>{_ZH_NUMBER})(?P<zcscale>[万萬亿億])"
     # 30s, 1.8s, 500 ms, 30 seconds, 48GB, 3x (not v2s, 30sec-ish names, nor 3x3)
-    rf"|(?<![\w.\-])(?P<num>\d+(?:\.\d+)?)(?P<gap>\s?)(?P<unit>(?i:{_LATIN_UNITS})|x|×)(?![\w.]*\d)(?!\w)"
+    rf"|(?<![\w.\-])(?P<num>\d+(?:\.\d+)?)\s?(?P<unit>(?i:{_LATIN_UNITS})|x|×)(?![\w.]*\d)(?!\w)"
     # 13 分钟, 30秒, 2時間, 3 倍, 30초 (not 4분기: a quarter)
     rf"|(?<![\w.第])(?P<cnum>\d+(?:\.\d+)?)\s?(?P<cunit>{_CJK_UNITS})(?!기)"
-    # two hours, thirty seconds, an hour (not "one day" of "one day we…": a day in words is
-    # none)
+    # two hours, thirty seconds (not "one day" of "one day we…": a day in words is none)
     rf"|\b(?P<wnum>(?i:{'|'.join(_EN_NUMBERS)}))[\s-]+(?P<wunit>(?i:ms|milliseconds?|seconds?"
     r"|minutes?|hours?))\b"
     # 三十秒, 两个小时, 十五分钟, 三天 (not 一天: one day, nor 天天; not 第二天, the day after,
     # nor 前两天, 这两天, 过两天: a while ago, these days, in a while)
-    rf"|(?<![{_ZH_NUMBER[1:-2]}第前这這过過那近])(?P<znum>{_ZH_NUMBER})(?P<zunit>{_CJK_UNITS})"
+    rf"|(?<![{_ZH_NUMERALS}第前这這过過那近])(?P<znum>{_ZH_NUMBER})(?P<zunit>{_CJK_UNITS})"
 )
 
 
@@ -131,32 +130,13 @@ class Quantity:
     unit: str
 
 
-def _zh_number(text: str) -> int | None:
-    """三十 → 30, 十五 → 15, 两 → 2, 一百二十 → 120; ``None`` for what is no number."""
-    total, digit = 0, None
-    for c in text:
-        if c in _ZH_DIGIT:
-            if digit is not None:
-                return None
-            digit = _ZH_DIGIT[c]
-        elif c == "十":
-            total += (1 if digit is None else digit) * 10
-            digit = None
-        elif c == "百":
-            total += (1 if digit is None else digit) * 100
-            digit = None
-        else:
-            return None
-    return total + (digit or 0)
-
-
 def quantities(text: str) -> list[Quantity]:
     """Each amount of time or size ``text`` names (:mod:`memdir.text.quantities`)."""
     found = []
     for m in _QUANTITY.finditer(text):
         if m["snum"] or m["grouped"] or m["zcount"]:
             if m["zcount"]:
-                value = _zh_number(m["zcount"])
+                value = cjk_number(m["zcount"])
                 if value is None:
                     continue
                 count = Decimal(value) * _SCALE[m["zcscale"]]
@@ -180,7 +160,7 @@ def quantities(text: str) -> list[Quantity]:
             number = str(_EN_NUMBERS[m["wnum"].lower()])
             unit = _UNIT_OF[m["wunit"].lower()]
         else:
-            value = _zh_number(m["znum"])
+            value = cjk_number(m["znum"])
             unit = _UNIT_OF[m["zunit"]]
             if value is None or (value == 1 and unit == "d"):
                 continue  # 一天: one day, said of any day
@@ -214,20 +194,12 @@ def writings(number: str, unit: str) -> list[str]:
     return found
 
 
-_ZH_DIGITS = "一二三四五六七八九"
-
-
 def _zh_writing(number: str) -> str | None:
     """``number`` in Chinese numerals, as notes write a small amount (十, 十五, 三十, 两 for 2;
     not 一, said of any one thing), or ``None`` past 99 or for a fraction."""
     if not number.isdigit() or not 2 <= int(number) <= 99:
         return None
-    tens, ones = divmod(int(number), 10)
-    if not tens:
-        return "两" if ones == 2 else _ZH_DIGITS[ones - 1]
-    return (
-        (_ZH_DIGITS[tens - 1] if tens > 1 else "") + "十" + (_ZH_DIGITS[ones - 1] if ones else "")
-    )
+    return "两" if number == "2" else cjk_numeral(int(number))
 
 
 def _scaled(count: int, scale: int) -> str | None:
