@@ -484,7 +484,8 @@ def query_profile(
     # is no bridge (`main` is no 主要)
     quoted = _quoted_words(query)
     coded = {t for t in terms if t in quoted or is_identifier_term(t)}
-    offered = bridges_for(index, query, terms, quoted) if bridges else {}
+    glossed = glossary_bridges(query, terms) if bridges else {}  # the words of software work
+    offered = bridges_for(index, query, terms, quoted, glossed) if bridges else {}
     respelled = respellings(terms, quoted)
     # an amount (30s) through the other ways memory writes it (30 秒, 30 seconds)
     respelled.update((t, ws) for t, ws in amounts.items() if t in terms and t not in quoted)
@@ -526,8 +527,7 @@ def query_profile(
     # (压测 for the notes' load test, 设定 of 設定 for their config), a word of software work,
     # no edge between two. (A dictionary's bridge is no such sign: 安排 of 怎么安排的 held
     # through "set" and "plan" lost 现在 standup 是怎么安排的？ its answer.)
-    worded = set(glossary_bridges(query, grams)) & bridged.keys() if bridges else set()
-    lacked = {g for g in grams if dfs[g] == 0 and g not in worded}
+    lacked = {g for g in grams if dfs[g] == 0 and not (g in glossed and g in bridged)}
     lacked_chars = {c for g in lacked for c in g}
     edges = _dictionary_edges(query, lacked, grams) if bridges else set()
     weights: dict[str, float] = {}

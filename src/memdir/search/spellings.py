@@ -33,7 +33,6 @@ from memdir.text import periods as _periods
 from memdir.text import quantities as _quantities
 from memdir.text.abbreviations import abbreviation_bridges
 from memdir.text.casing import camel_words
-from memdir.text.glossary import glossary_bridges
 
 __all__ = [
     "ALIAS_PROBE",
@@ -55,13 +54,18 @@ __all__ = [
 
 
 def bridges_for(
-    index: IndexBackend, query: str, terms: list[str], quoted: frozenset[str]
+    index: IndexBackend,
+    query: str,
+    terms: list[str],
+    quoted: frozenset[str],
+    glossed: dict[str, list[str]],
 ) -> dict[str, list[str]]:
     """The words of the other language each term may be written as (see
-    :mod:`memdir.text.bilingual`; the words of software work first: 连接池 → connection pool,
-    :mod:`memdir.text.glossary`), and the short or long form engineers write for it (prod,
-    production: :mod:`memdir.text.abbreviations`), before memory is asked which it holds;
-    names first, then those forms. None for the ``quoted`` ones: code, meant as written."""
+    :mod:`memdir.text.bilingual`; the words of software work first, ``glossed``: 连接池 →
+    connection pool, :func:`memdir.text.glossary.glossary_bridges` of the terms, which the
+    caller reads too), and the short or long form engineers write for it (prod, production:
+    :mod:`memdir.text.abbreviations`), before memory is asked which it holds; names first,
+    then those forms. None for the ``quoted`` ones: code, meant as written."""
 
     def held(words: list[str]) -> set[str]:
         return {w for w, df in index.term_dfs(words)[1].items() if df}
@@ -69,7 +73,7 @@ def bridges_for(
     offered = bilingual.word_bridges(query, terms)
     # each source goes before those offered so far: names first, the dictionary's words last
     _put_first(offered, role_bridges(index, query, terms))
-    _put_first(offered, glossary_bridges(query, terms))
+    _put_first(offered, glossed)
     _put_first(offered, abbreviation_bridges(query, terms))
     _put_first(offered, bilingual.name_bridges(query, terms, held))
     declared = aliases.alias_bridges(query, terms, declared_names(index, query, terms))
@@ -276,25 +280,17 @@ def quantities_as_written(index: IndexBackend, query: str) -> tuple[str, dict[st
     way than the question is left as written; the number is never converted (90 分钟 is not
     searched as ``1.5h``), nor a count's value (only its scale: thousands, 万, millions)."""
     found = _quantities.quantities(query)
-    if not found:
-        return query, {}
-    written = {
-        q: list(dict.fromkeys([query[q.start : q.end], *_quantities.writings(q.number, q.unit)]))
-        for q in found
-    }
-    forms = {w: fts_document(w) for ws in written.values() for w in ws}
-    _, dfs = index.term_dfs(list(dict.fromkeys(f for f in forms.values() if f)))
+    spans = [(q.start, q.end, _quantities.writings(q.number, q.unit)) for q in found]
     spellings: dict[str, list[str]] = {}
-    for q in reversed(found):
-        own = written[q][0]
-        held = sorted((w for w in written[q] if dfs.get(forms[w], 0)), key=lambda w: -dfs[forms[w]])
-        if not any(forms[w] != forms[own] for w in held):
-            continue  # memory writes it as asked, or not at all
+    for q, counted in reversed(list(zip(found, _held_writings(index, query, spans), strict=True))):
+        if not any(list(counted.values())[1:]):
+            continue  # memory writes it no other way than asked, or not at all
         one = _glued(q)
-        # each writing once as FTS5 reads it (30秒 and 30 秒 are one), the term's own left out
-        by_form = {forms[w]: w for w in reversed(held)}  # the most held writing of each form
-        by_form.pop(fts_document(one), None)
-        spellings[fts_query_terms(one)[0]] = [_spaced(w) for w in by_form.values()][::-1]
+        spellings[fts_query_terms(one)[0]] = [
+            _spaced(w)
+            for w in sorted(counted, key=lambda w: -counted[w])  # the most held first
+            if counted[w] and fts_document(w) != fts_document(one)
+        ]
         query = f"{query[: q.start]} {one} {query[q.end :]}"
     return query, spellings
 
@@ -321,19 +317,34 @@ def _spaced(writing: str) -> str:
 def _as_written(index: IndexBackend, query: str, spans: list[tuple[int, int, list[str]]]) -> str:
     """``query`` with each of its ``spans`` (start, end, the ways notes write what it names)
     that memory never holds as written there replaced by the writing memory holds in the most
-    chunks, if it holds any: one count of the index for them all."""
-    if not spans:
-        return query
-    written = [[query[a:b], *ws] for a, b, ws in spans]
-    forms = {w: fts_document(w) for ws in written for w in ws}
-    _, dfs = index.term_dfs(list(dict.fromkeys(f for f in forms.values() if f)))
-    for (a, b, _), (own, *others) in reversed(list(zip(spans, written, strict=True))):
-        if dfs.get(forms[own], 0):
+    chunks, if it holds any."""
+    for (a, b, _), counted in reversed(
+        list(zip(spans, _held_writings(index, query, spans), strict=True))
+    ):
+        own, *others = counted
+        if counted[own]:
             continue
-        best = max(others, key=lambda w: dfs.get(forms[w], 0))
-        if dfs.get(forms[best], 0):
+        best = max(others, key=counted.__getitem__)
+        if counted[best]:
             query = f"{query[:a]} {best} {query[b:]}"
     return query
+
+
+def _held_writings(
+    index: IndexBackend, query: str, spans: list[tuple[int, int, list[str]]]
+) -> list[dict[str, int]]:
+    """For each of ``spans`` (start, end, the ways notes write what it names): the question's
+    writing, then the others, each once as FTS5 reads it (30秒 and 30 秒 are one), with the
+    chunks holding it; one count of the index for them all."""
+    written = []
+    for a, b, ways in spans:
+        by_form: dict[str, str] = {}
+        for w in [query[a:b], *ways]:
+            by_form.setdefault(fts_document(w), w)
+        written.append(by_form)
+    forms = list(dict.fromkeys(f for by_form in written for f in by_form if f))
+    dfs = index.term_dfs(forms)[1] if forms else {}
+    return [{w: dfs.get(f, 0) for f, w in by_form.items()} for by_form in written]
 
 
 def respellings(terms: Iterable[str], quoted: frozenset[str] = frozenset()) -> dict[str, list[str]]:
