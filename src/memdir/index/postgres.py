@@ -515,24 +515,18 @@ class PgIndex:
 
     def _heard_own(self, pid: int) -> bool:
         """Whether a notice from backend ``pid`` is one this index sent (and counted when it
-        committed): heard once, it is no other writer's change (under load one came after the
-        next search had cached new statistics, and dropped them)."""
+        committed), counting it off: heard once, it is no other writer's change (under load one
+        came after the next search had cached new statistics, and dropped them)."""
         with self._version_lock:
-            if self._own_notices[pid] <= 0:
-                return False
-            self._own_notices[pid] -= 1
             if not self._own_notices[pid]:
-                del self._own_notices[pid]
+                return False
+            self._own_notices -= Counter((pid,))  # drops the backend at none
             return True
 
     def _unsent(self, txn: _Txn) -> None:
         """A transaction whose notice was written but not committed: none will be heard."""
-        pid = txn.extra.pop("notice", None)
-        if pid is not None:
-            with self._version_lock:
-                self._own_notices[pid] -= 1
-                if self._own_notices[pid] <= 0:
-                    del self._own_notices[pid]
+        if (pid := txn.extra.pop("notice", None)) is not None:
+            self._heard_own(pid)
 
     def _listen(self) -> None:
         """LISTEN for changes by any process; every notice for this namespace bumps the
