@@ -357,6 +357,38 @@ def test_a_name_asked_in_another_case_or_as_words(tmp_path: Path) -> None:
         assert profile.bridges.get("max") == profile.bridges.get("replicas") == ["maxreplicas"]
 
 
+def test_a_hyphenated_name_asked_as_words(tmp_path: Path) -> None:
+    files = {
+        "memory/2026-11-09.md": (
+            "# 2026-11-09\n\n### 14:00 - rc\nv1.15.0-rc1 synced by Argo CD `relay-staging`.\n"
+        ),
+        "memory/notes/hoshimi.md": "# Hoshimi\n\nUrgent things go to `#tw-hoshimi` on Slack.\n",
+        "memory/notes/metrics.md": (
+            "# metrics\n\nThe error rate panel; `error-rate` is its alert's name.\n"
+        ),
+        "memory/notes/launch.md": "# launch\n\nThe go-live of the EU region is on Friday.\n",
+    }
+    for n in range(8):
+        files[f"memory/2026-10-{n + 10}.md"] = (
+            f"# 2026-10-{n + 10}\n\n### 10:00 - relay on staging\nrelay v1.1{n}.0 on staging; "
+            f"the staging relay is fine. TW asked about Hoshimi again, and about the error.\n"
+        )
+    with Memory(write_notes(tmp_path, files), overrides=KEYWORD_ONLY) as mem:
+        # among the logs holding relay and staging loosely, the one naming relay-staging
+        for asked in ("relay staging", "what do my notes say about relay staging?"):
+            assert _paths(mem, asked)[:1] == ["memory/2026-11-09.md"], asked
+        assert _paths(mem, "tw hoshimi 频道")[:1] == ["memory/notes/hoshimi.md"]
+        profile = query_profile(mem.index, "what do my notes say about relay staging?")
+        assert profile is not None and "relay staging" in profile.terms
+        # memory writes "error rate" as prose too: words, not a name
+        profile = query_profile(mem.index, "what is the error rate?")
+        assert profile is not None and "error rate" not in profile.terms
+        # a word memory hyphenates in prose only is no name either
+        profile = query_profile(mem.index, "when does the EU region go live?")
+        assert profile is not None and "go live" not in profile.terms
+        assert _paths(mem, "when does the EU region go live?")[:1] == ["memory/notes/launch.md"]
+
+
 def test_a_word_asked_in_full_that_notes_write_short(tmp_path: Path) -> None:
     files = {
         "memory/2026-11-14.md": "# 2026-11-14\n\n### 02:00 - upgrade\nprod DB 切到 PG 16，停机 9 min。\n",

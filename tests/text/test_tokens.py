@@ -227,6 +227,28 @@ def test_a_snake_case_name_is_also_one_word() -> None:
     assert _found(conn, "max_replicas") == {1, 2}
 
 
+def test_a_hyphenated_name_is_also_one_word() -> None:
+    """``relay-staging`` (FTS5's ``relay`` and ``staging``, as "relay staging" is) is followed
+    by ``relaystaging``: whether a run of a question's words is one name in memory is then a
+    look-up in the vocabulary. Each part starts with a letter: no code, date or version."""
+    assert fts_document("Argo CD `relay-staging`, nats-relay-stg 的状态").split()[-2:] == [
+        "relaystaging",
+        "natsrelaystg",
+    ]
+    for text in ("OPS-1234 on 2026-12-05", "v1.15.0-rc1", "x-1y", "a--b", "-flag"):
+        assert fts_document(text) == " ".join(word_tokens(text)), text
+    # a snake_case name and a hyphenated one in the same text, each once
+    assert fts_document("max_replicas of relay-worker").split()[-2:] == [
+        "maxreplicas",
+        "relayworker",
+    ]
+    # after the text: the name is still its phrase, and the words apart are too
+    conn = _fts_table(["deploy relay-staging now", "relay on staging", "relay staging"])
+    phrase = conn.execute("SELECT rowid FROM t WHERE t MATCH ?", ['"relay staging"'])
+    assert {r[0] for r in phrase} == {0, 2}
+    assert _found(conn, "relaystaging") == {0}
+
+
 def test_fullwidth_latin_is_folded() -> None:
     assert word_tokens("ＡＢＣ１２３") == ["abc123"]
 

@@ -192,18 +192,22 @@ def runs_as_names(
     for it (it counted their ``batch_size`` twice in BM25).
 
     Only a run memory holds as one word (``dfs`` of ``maxreplicas``: a camelCase
-    ``maxReplicas``, or a snake_case ``max_replicas``, after which the index adds it:
+    ``maxReplicas``, or a snake_case ``max_replicas`` or hyphenated name, after which the index
+    adds it:
     :func:`memdir.text.fts_document`) is read further, so most queries cost nothing more; the
     chunks holding that word are read, at most :data:`APART_PROBE`, for how they write it.
     Written glued (``maxReplicas``), each word of the run is held through it (a bridge:
     "max replicas" for the notes' ``autoscaling.maxReplicas``, which neither word finds).
-    Written with underscores only, the run is that name (a phrase, weighed as an identifier:
-    "atlas users daily" for the notes' ``atlas_users_daily``, "events raw v2" for their
-    ``events_raw_v2``; as loose words, ``v2`` of every ledger release and ``atlas`` of every
-    note about it outranked the one naming the table), the longest of each stretch, unless
-    :func:`_joined_only` finds it written as prose too ("user id" of notes writing "the user
-    id", "dual write" of notes writing dual-write, stay loose words). No bridge then: a chunk
-    naming ``atlas_users_daily`` holds its words already."""
+    Written joined as a name is, with underscores or with hyphens in a code span or after
+    ``#``, ``@`` or ``/`` (:func:`_joined_only`), the run is that name (a phrase, weighed as
+    an identifier: "atlas users daily" for the notes' ``atlas_users_daily``, "events raw v2"
+    for their ``events_raw_v2``, "relay staging" for their Argo CD app `` `relay-staging` ``,
+    "tw hoshimi" for their ``#tw-hoshimi``; as loose words, ``v2`` of every ledger release and
+    ``atlas`` of every note about it outranked the one naming the table, the logs of relay on
+    staging the app), the longest of each stretch, unless memory writes it as prose too ("user
+    id" of notes writing "the user id" stays loose words; so does "go live" of notes writing
+    go-live in prose only). No bridge then: a chunk naming ``atlas_users_daily`` holds its
+    words already."""
     held = set(terms)
     phrases: list[str] = []
     bridges: dict[str, list[str]] = {}
@@ -232,11 +236,26 @@ def _written_glued(index: IndexBackend, word: str) -> bool:
 
 def _joined_only(index: IndexBackend, phrase: str) -> bool:
     """Whether, among the first :data:`APART_PROBE` chunks holding ``phrase``, one writes its
-    words joined by underscores (``atlas_users_daily``) and none as prose does, with spaces
-    or a hyphen between (dual-write, of notes writing ``broker.dual_write`` too)."""
-    joined, apart = _written_with(phrase, "_"), _written_with(phrase, r"(?:[ \t]+|-)")
+    words joined as a name is, with underscores (``atlas_users_daily``) or with hyphens where
+    a name is written (:func:`_written_as_name`: `` `relay-staging` ``, ``#tw-hoshimi``), and
+    none as prose does, with spaces between ("error rate", of notes writing ``error-rate``
+    too). A word written with hyphens in prose says neither: on-call, go-live."""
+    joined, hyphened = _written_with(phrase, "_"), _written_with(phrase, "-")
+    apart = _written_with(phrase, r"[ \t]+")
     texts = _texts_holding(index, [phrase], APART_PROBE)
-    return any(joined.search(t) for t in texts) and not any(apart.search(t) for t in texts)
+    if any(apart.search(t) for t in texts):
+        return False
+    return any(
+        joined.search(t) or any(_written_as_name(t, m.start()) for m in hyphened.finditer(t))
+        for t in texts
+    )
+
+
+def _written_as_name(text: str, at: int) -> bool:
+    """Whether the word at ``at`` of ``text`` is written where a name is: in a code span, or
+    after ``#``, ``@`` or ``/`` (a channel, a handle, a path)."""
+    line = text.rfind("\n", 0, at) + 1
+    return text[at - 1 : at] in ("#", "@", "/") or text.count("`", line, at) % 2 == 1
 
 
 APART_PROBE = 20

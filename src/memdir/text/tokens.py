@@ -219,19 +219,31 @@ def fts_document(text: str) -> str:
     each snake_case name's parts written as one word (``max_replicas`` also as
     ``maxreplicas``, which FTS5 would hold only as ``max`` and ``replicas``): the token a
     camelCase ``maxReplicas`` is, so that search finds either spelling by one word
-    (:func:`memdir.search.spellings.case_spellings`). At the end, not beside the name, so that
-    the phrase of a code holding it (``max_inflight=512``) stays whole."""
+    (:func:`memdir.search.spellings.case_spellings`); and so each hyphenated name's, its parts
+    each starting with a letter (``relay-staging`` also as ``relaystaging``; not ``OPS-1234``
+    or a date): "is this run of the question's words one name in memory?" is then a look-up
+    in the vocabulary (:func:`memdir.search.spellings.runs_as_names`). At the end, not beside
+    the name, so that the phrase of a code holding it (``max_inflight=512``) stays whole."""
     tokens = _tokens(text)
     words = " ".join(map(BASE_FORMS.get, tokens, tokens))
-    if "_" not in text:
+    if "_" not in text and "-" not in text:
         return words
     joined = [
         "".join(parts)
         for token in tokens
         if "_" in token and len(parts := [p for p in token.split("_") if p]) > 1
     ]
+    if "-" in text:
+        folded = text.lower() if text.isascii() else _normalise(text)
+        joined += [m[0].replace("-", "") for m in _HYPHENATED.finditer(folded)]
     # after the text, so that the phrases of the words stay whole (max_inflight=512)
     return f"{words} {' '.join(joined)}" if joined else words
+
+
+_HYPHENATED = re.compile(r"(?<![a-z0-9_.\-])[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)+(?![a-z0-9_\-])")
+"""A hyphenated name of lower-cased text: words joined by hyphens, each starting with a letter
+(``relay-staging``, ``nats-relay-stg``, ``cert-manager``; not ``OPS-1234``, ``2026-12-05``, the
+``rc1`` of ``v1.15.0-rc1``)."""
 
 
 def word_tokens(text: str) -> list[str]:
