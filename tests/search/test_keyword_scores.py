@@ -596,6 +596,40 @@ def test_a_question_naming_part_of_a_day_is_answered_from_that_parts_entries(
         assert found.results[0].start_line == first
 
 
+@pytest.mark.parametrize(
+    ("question", "entries"),
+    [
+        ("what was I doing at 3pm on Aug 10?", {9}),  # the 15:00 work
+        ("8月10日下午3点在做什么？", {9}),
+        ("what did I do on the afternoon of Aug 10?", {6, 9}),  # lunch at 12:30 or the work
+    ],
+)
+def test_the_entry_at_the_hour_asked_outranks_the_days_untimed_notes(
+    tmp_path: Path, question: str, entries: set[int]
+) -> None:
+    """A meeting note of the day and a runbook naming the day say nothing of the hour: when the
+    day's log holds an entry at it, that entry answers (they came first in hybrid search)."""
+    ws = _daily_logs(tmp_path / "ws")
+    write_notes(
+        ws,
+        {
+            "memory/meetings/2026-08-10-planning.md": (
+                "# Planning, 2026-08-10\n\nWe planned the alpha module's work for the quarter.\n"
+            ),
+            "memory/runbooks/deploy.md": (
+                "# deploy runbook\n\nUpdated 2026-08-10: what to do when a deploy fails.\n"
+            ),
+        },
+    )
+    with Memory(ws, overrides={"embedding.provider": "none"}) as mem:
+        mem.sync()
+        found = mem.search(
+            question, mode="keyword", max_results=3, min_score=0.0, today=date(2026, 8, 20)
+        )
+        first = found.results[0]
+        assert first.path == "memory/2026-08-10.md" and first.start_line in entries
+
+
 @pytest.mark.parametrize("question", ["what did I do the week of Aug 5?", "8月5日那周做了什么？"])
 def test_a_question_naming_the_week_of_a_day_is_answered_from_that_weeks_notes(
     tmp_path: Path, question: str

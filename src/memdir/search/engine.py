@@ -484,19 +484,29 @@ def _demote_other_hours(
     candidates: Sequence[Candidate], rows: dict[int, ChunkRow], profile: QueryProfile | None
 ) -> None:
     """When the question names a part of a day it names (``9月3日上午``, ``yesterday
-    afternoon``, ``昨晚``: :attr:`QueryProfile.hours`), multiply by
+    afternoon``, ``昨晚``, ``at 3pm on Sep 3``: :attr:`QueryProfile.hours`), multiply by
     :data:`OTHER_HOURS_FACTOR` the score of each candidate of such a day whose timed entries
-    (``### 14:30 - …``, ``- 09:30 …``) all lie outside it; an entry without a time keeps its
-    score."""
+    (``### 14:30 - …``, ``- 09:30 …``) all lie outside it. When a candidate holds an entry of
+    that day inside it, that entry is what the question asks for, and so is every candidate
+    that does too: the others (a chunk of the day without a time, a project note mentioning
+    the day) are scaled by the same factor. Without such an entry, a chunk without a time
+    keeps its score: it may be of that part of the day."""
     if profile is None or profile.hours is None:
         return
     low, high = profile.hours
+    inside: set[int] = set()
+    outside: set[int] = set()
     for c in candidates:
         row = rows.get(c.chunk_id)
         if row is None or row.date not in profile.days:
             continue
         hours = entry_hours(row.text)
-        if hours and not any(low <= h < high for h in hours):
+        if any(low <= h < high for h in hours):
+            inside.add(c.chunk_id)
+        elif hours:
+            outside.add(c.chunk_id)
+    for c in candidates:
+        if c.chunk_id in outside or (inside and c.chunk_id not in inside):
             c.scale(OTHER_HOURS_FACTOR)
 
 
