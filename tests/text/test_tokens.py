@@ -95,6 +95,11 @@ def test_cjk_question_words_are_not_terms() -> None:
     assert fts_query("报错的时候大概重试几次") == '"报" OR "报错" OR "错" OR "重" OR "重试" OR "试"'
     assert fts_query("当初选 NATS") == '"选" OR "nats"'
     assert fts_query("現在の担当") == '"担" OR "担当" OR "当"'
+    # what someone did or was doing is the question's frame: not the 在做 of a note's
+    # "何佳在做 invoice 导出", which came first for 8月11日下午2点在做什么？
+    assert fts_query("老王在做什么？") == '"老" OR "老王" OR "王"'
+    assert fts_query("周五做了什么") == '"周" OR "周五" OR "五"'
+    assert fts_query("做饭") == '"做" OR "做饭" OR "饭"'
     # Characters that are often part of content words stay: 性能, 会议, 过期.
     assert '"性能"' in fts_query("性能会议过期")
     assert '"会议"' in fts_query("性能会议过期")

@@ -264,6 +264,8 @@ _ZH_FUNCTION = (
     "大概", "大约", "左右", "到底", "究竟", "多长", "一共", "何时", "为何", "何处", "何种", "何为", "任何", "至今",
     # the first or the last time: the order of the results answers it (search.recency)
     "第一次", "头一次", "最后一次", "上一次", "上回",
+    # what someone did or was doing: the question's frame, not the 在做 or 做 of a note
+    "在做什么", "做了什么", "做了些什么", "在干什么", "干了什么", "在干嘛", "干嘛", "做什么", "干什么",
     "的", "了", "吗", "呢", "吧", "啊", "呀", "嘛", "么", "是",
 )  # fmt: skip
 _JA_FUNCTION = ("何", "誰", "今", "現在")
