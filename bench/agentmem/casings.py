@@ -30,6 +30,7 @@ from probes import (  # noqa: E402
     chunk_bodies,
     chunks_holding,
     indexed_copy,
+    note_texts,
     probe_arguments,
     write_missed,
 )
@@ -59,8 +60,7 @@ def names_in(root: Path) -> list[str]:
     """The camelCase and snake_case names of the notes under ``root``, as they write them:
     each part two characters or more, and at least one part of letters alone."""
     found: set[str] = set()
-    for path in sorted(root.rglob("*.md")):
-        text = path.read_text(encoding="utf-8")
+    for text in note_texts(root):
         for m in [*_CAMEL.finditer(text), *_PASCAL.finditer(text), *_SNAKE.finditer(text)]:
             words = parts(m[0])
             if all(len(w) >= 2 for w in words) and any(w.isalpha() for w in words):

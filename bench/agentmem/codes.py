@@ -29,6 +29,7 @@ from probes import (  # noqa: E402
     chunk_bodies,
     chunks_holding,
     indexed_copy,
+    note_texts,
     probe_arguments,
     write_missed,
 )
@@ -52,8 +53,8 @@ _WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-/=:]*[A-Za-z0-9_]")
 def codes_in(root: Path) -> list[str]:
     """The codes written in the Markdown notes under ``root``, each as a note writes it."""
     found: set[str] = set()
-    for path in sorted(root.rglob("*.md")):
-        for word in _WORD.findall(path.read_text(encoding="utf-8")):
+    for text in note_texts(root):
+        for word in _WORD.findall(text):
             terms = [t for t in fts_query_terms(word) if is_identifier_term(t)]
             if len(terms) == 1 and is_code(word):
                 found.add(word)

@@ -26,7 +26,14 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from probes import Asked, chunk_bodies, indexed_copy, probe_arguments, write_missed  # noqa: E402
+from probes import (  # noqa: E402
+    Asked,
+    chunk_bodies,
+    indexed_copy,
+    note_texts,
+    probe_arguments,
+    write_missed,
+)
 
 from memdir.text.stopwords import ENGLISH  # noqa: E402
 
@@ -45,8 +52,8 @@ def names_in(root: Path) -> list[str]:
     parts of two characters or more, one of them letters only, none a stop word or a
     prefix."""
     found: set[str] = set()
-    for path in sorted(root.rglob("*.md")):
-        for m in _NAME.finditer(path.read_text(encoding="utf-8")):
+    for text in note_texts(root):
+        for m in _NAME.finditer(text):
             parts = m[0].split("-")
             prose = any(p in ENGLISH or p in _PREFIXES for p in parts)
             if all(len(p) >= 2 for p in parts) and any(p.isalpha() for p in parts) and not prose:

@@ -46,6 +46,13 @@ def indexed_copy(memory: str, provider: str, prefix: str) -> Iterator[tuple[Path
             yield root, store._mem
 
 
+def note_texts(root: Path) -> Iterator[str]:
+    """The text of each Markdown note under ``root``, in path order: what a probe reads for
+    the things a memory names (codes, names, quoted spans)."""
+    for path in sorted(root.rglob("*.md")):
+        yield path.read_text(encoding="utf-8")
+
+
 def chunk_bodies(mem: Any) -> list[tuple[tuple[str, int], str]]:
     """``((path, start line), text)`` of every chunk, as a query term is matched in it."""
     return [

@@ -24,7 +24,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from probes import Asked, indexed_copy, probe_arguments, write_missed  # noqa: E402
+from probes import Asked, indexed_copy, note_texts, probe_arguments, write_missed  # noqa: E402
 
 from memdir.search.quoted import holder, quoted_text  # noqa: E402
 from memdir.text import literal_spans  # noqa: E402
@@ -47,8 +47,8 @@ def spans_in(root: Path) -> list[str]:
     """The spans the Markdown notes under ``root`` write between backticks, as a question
     writing them so would be searched for."""
     found: set[str] = set()
-    for path in sorted(root.rglob("*.md")):
-        for quoted in _QUOTED.findall(path.read_text(encoding="utf-8")):
+    for text in note_texts(root):
+        for quoted in _QUOTED.findall(text):
             found.update(literal_spans(quoted))
     return sorted(found)
 

@@ -326,13 +326,23 @@ def _config_notes() -> dict[str, str]:
         ),
         "memory/notes/api.md": "# api\n\nEvery request carries the user id; `user_id` is a UUID.\n",
     }
-    for n in range(10):
-        files[f"memory/2026-10-{n + 10}.md"] = (
-            f"# 2026-10-{n + 10}\n\n### 10:00 - atlas\n"
-            f"atlas daily users report sent; ledger v2.{n}.0 released; max replicas of "
-            f"pods reviewed; the user waits for an ack\n"
-        )
-    return files
+    return files | _logs_of(
+        "atlas",
+        "atlas daily users report sent; ledger v2.{n}.0 released; max replicas of pods "
+        "reviewed; the user waits for an ack",
+        10,
+    )
+
+
+def _logs_of(title: str, entry: str, days: int) -> dict[str, str]:
+    """``days`` daily logs from 2026-10-10 on, each one entry headed ``title``: ``entry`` with
+    ``{n}`` the log's number (a version that differs), the words a name's notes hold loosely."""
+    return {
+        f"memory/2026-10-{n + 10}.md": f"# 2026-10-{n + 10}\n\n### 10:00 - {title}\n"
+        + entry.format(n=n)
+        + "\n"
+        for n in range(days)
+    }
 
 
 def test_a_name_asked_in_another_case_or_as_words(tmp_path: Path) -> None:
@@ -368,11 +378,12 @@ def test_a_hyphenated_name_asked_as_words(tmp_path: Path) -> None:
         ),
         "memory/notes/launch.md": "# launch\n\nThe go-live of the EU region is on Friday.\n",
     }
-    for n in range(8):
-        files[f"memory/2026-10-{n + 10}.md"] = (
-            f"# 2026-10-{n + 10}\n\n### 10:00 - relay on staging\nrelay v1.1{n}.0 on staging; "
-            f"the staging relay is fine. TW asked about Hoshimi again, and about the error.\n"
-        )
+    files |= _logs_of(
+        "relay on staging",
+        "relay v1.1{n}.0 on staging; the staging relay is fine. TW asked about Hoshimi again, "
+        "and about the error.",
+        8,
+    )
     with Memory(write_notes(tmp_path, files), overrides=KEYWORD_ONLY) as mem:
         # among the logs holding relay and staging loosely, the one naming relay-staging
         for asked in ("relay staging", "what do my notes say about relay staging?"):
