@@ -100,6 +100,8 @@ def test_cjk_question_words_are_not_terms() -> None:
     assert fts_query("老王在做什么？") == '"老" OR "老王" OR "王"'
     assert fts_query("周五做了什么") == '"周" OR "周五" OR "五"'
     assert fts_query("做饭") == '"做" OR "做饭" OR "饭"'
+    assert fts_query("何佳的工作") == '"何" OR "何佳" OR "佳"'  # not every note holding 工作
+    assert '"工作"' in fts_query("工作签证")
     # Characters that are often part of content words stay: 性能, 会议, 过期.
     assert '"性能"' in fts_query("性能会议过期")
     assert '"会议"' in fts_query("性能会议过期")

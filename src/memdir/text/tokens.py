@@ -266,6 +266,7 @@ _ZH_FUNCTION = (
     "第一次", "头一次", "最后一次", "上一次", "上回",
     # what someone did or was doing: the question's frame, not the 在做 or 做 of a note
     "在做什么", "做了什么", "做了些什么", "在干什么", "干了什么", "在干嘛", "干嘛", "做什么", "干什么",
+    "的工作",  # 9月1日至9月3日的工作, 何佳的工作: whatever they did, not the word 工作
     "的", "了", "吗", "呢", "吧", "啊", "呀", "嘛", "么", "是",
 )  # fmt: skip
 _JA_FUNCTION = ("何", "誰", "今", "現在")
