@@ -555,6 +555,23 @@ def test_a_question_naming_a_range_of_days_is_answered_from_each_days_notes(
 
 
 @pytest.mark.parametrize(
+    ("question", "today"),
+    [("过去三天做了什么？", date(2026, 8, 13)), ("what did I do between Aug 10 and Aug 12?", None)],
+)
+def test_a_busy_day_does_not_fill_the_first_results_of_a_range(
+    tmp_path: Path, question: str, today: date | None
+) -> None:
+    """Its eight entries matched as well as the other days' and came first, in date order."""
+    ws = _daily_logs(tmp_path / "ws")
+    entries = "".join(f"### {h}:10 - task {h}\nworked on item {h}\n\n" for h in range(10, 18))
+    write_notes(ws, {"memory/2026-08-10.md": f"# 2026-08-10\n\n{entries}"})
+    with Memory(ws, overrides={"embedding.provider": "none"}) as mem:
+        mem.sync()
+        found = mem.search(question, mode="keyword", max_results=3, min_score=0.0, today=today)
+        assert {r.date for r in found.results} == {"2026-08-10", "2026-08-11", "2026-08-12"}
+
+
+@pytest.mark.parametrize(
     ("question", "part"),
     [
         ("8月上旬做了什么？", range(3, 11)),

@@ -10,6 +10,7 @@ from memdir.search.recency import (
     asks_about_now,
     asks_the_first_time,
     asks_what_it_is,
+    each_day_first,
     earliest_first,
     first_mention_first,
     latest_first,
@@ -98,6 +99,35 @@ def test_close_rivals_are_put_oldest_first_for_the_first_time() -> None:
         "undated curated note",
         "weak july match",  # far below the best: not a rival
     ]
+
+
+def test_each_day_of_a_range_comes_first_with_its_best_result() -> None:
+    items = [
+        ("busy day, standup", 0.96, "2026-08-10"),
+        ("busy day, deploy", 0.96, "2026-08-10"),
+        ("busy day, lunch", 0.95, "2026-08-10"),
+        ("next day, standup", 0.95, "2026-08-11"),
+        ("undated runbook", 0.94, None),
+        ("day outside the range", 0.93, "2026-08-20"),
+        ("last day, migration", 0.90, "2026-08-12"),
+        ("last day, weak", 0.50, "2026-08-12"),
+    ]
+    days = ["2026-08-10", "2026-08-11", "2026-08-12"]
+    order = [name for name, _, _ in each_day_first(items, lambda x: x[1], lambda x: x[2], days)]
+    assert order == [
+        "busy day, standup",
+        "next day, standup",
+        "last day, migration",
+        "busy day, deploy",
+        "busy day, lunch",
+        "undated runbook",
+        "day outside the range",
+        "last day, weak",
+    ]
+    # a day whose best is far below the best result is not brought up; one day is no range
+    far = [("a", 1.0, "2026-08-10"), ("b", 0.9, "2026-08-10"), ("c", 0.3, "2026-08-11")]
+    assert each_day_first(far, lambda x: x[1], lambda x: x[2], days) == far
+    assert each_day_first(items, lambda x: x[1], lambda x: x[2], days[:1]) == items
 
 
 def test_the_last_and_the_first_time_something_happened(tmp_path: Path) -> None:

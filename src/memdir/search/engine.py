@@ -36,6 +36,7 @@ from memdir.search.recency import (
     asks_about_now,
     asks_the_first_time,
     asks_what_it_is,
+    each_day_first,
     earliest_first,
     first_mention_first,
     latest_first,
@@ -952,6 +953,9 @@ def run_search(
     def dated(c: Candidate) -> str | None:
         return rows[c.chunk_id].date if c.chunk_id in rows else None
 
+    asked = profile or words_profile
+    seen_days = asked.days if asked is not None else ()
+
     if about_now:
         candidates = latest_first(
             candidates,
@@ -961,6 +965,8 @@ def run_search(
         )
     elif named is None and asks_the_first_time(text):
         candidates = earliest_first(candidates, lambda c: c.score, dated)
+    elif named is None and len(seen_days) > 1:
+        candidates = each_day_first(candidates, lambda c: c.score, dated, seen_days)
     elif named is not None:
         candidates = first_mention_first(
             candidates,

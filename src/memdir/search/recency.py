@@ -36,6 +36,7 @@ __all__ = [
     "asks_about_now",
     "asks_the_first_time",
     "asks_what_it_is",
+    "each_day_first",
     "earliest_first",
     "first_mention_first",
     "latest_first",
@@ -242,6 +243,37 @@ def earliest_first(
     items = list(ranked)
     n = _rivals(items, score, close, rivals)
     return _in_date_order(items, list(range(n)), date, newest=False)
+
+
+def each_day_first(
+    ranked: Sequence[T],
+    score: Callable[[T], float],
+    date: Callable[[T], str | None],
+    days: Sequence[str],
+    *,
+    close: float | None = None,
+) -> list[T]:
+    """``ranked`` (best first) with the best result of each of ``days`` (the days a question
+    names: a range, a week, "the past 3 days") first, in their order, where it scores at
+    least ``close`` × the best score (``None``: :data:`CLOSE_MATCH`); the others after them in
+    theirs. A busy day's six entries matched "过去三天做了什么？" as well as any other day's
+    and filled the first results: the question asks about each day."""
+    items = list(ranked)
+    if len(days) < 2 or len(items) < 2 or score(items[0]) <= 0:
+        return items
+    close = CLOSE_MATCH if close is None else close
+    floor = close * score(items[0])
+    wanted = set(days)
+    first: list[int] = []
+    for i, item in enumerate(items):
+        day = date(item)
+        if day in wanted and score(item) >= floor:
+            first.append(i)
+            wanted.discard(day)
+    if not first:
+        return items
+    chosen = set(first)
+    return [items[i] for i in first] + [x for i, x in enumerate(items) if i not in chosen]
 
 
 def _in_date_order(
