@@ -54,6 +54,10 @@ def test_the_days_a_question_names_in_the_forms_people_write() -> None:
     # no day: a fraction, a verb, a version, a one-digit M/D without a weekday
     assert days("Phase 1/2 done; Sprint 3 may slip; v1.13.2 现在") == []
     assert days("8/3 那天") == []
+    # … but a deadline beside it makes it one, as a weekday does
+    assert days("房租 9/5 までに！") == days("截止 9/5") == days("due 9/5") == ["--09-05"]
+    assert days("房租 9/5 前，记得") == days("until 9/5, nothing") == ["--09-05"]
+    assert days("reduced by 3/4") == days("前端 1/2 完成") == days("3/4 前端") == []
     # … except in a question (question=True), where people write a day that way, unless a
     # word (not one that puts a day after it) or a number comes before it
     asked = [

@@ -16,8 +16,10 @@ three frames, as 明天 when it is the next day, and as this weekend or next (�
 calendar week or the next, on the
 log's day (``Memory.search(today=…)``), and by its weekday alone (``what's on Tuesday?``,
 ``周二有什么安排？``) when it is two to six days ahead.
-A hit is a result of that log whose lines hold the line naming the day. It uses no question of
-the bench, so it is no test half. No score floor. Writes
+A hit is a result whose lines hold a line naming the day in that log or in one written before
+it, or a result memdir dates that day (a project note's section ``2026-11-14（周六）23:00–01:00``
+answers as well as the log planning it; until 2026-12-05 only that log's line was a hit). It
+uses no question of the bench, so it is no test half. No score floor. Writes
 ``bench/results/agentmem[-designer]-plans.json``.
 """
 
@@ -25,8 +27,10 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
 from datetime import date, timedelta
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
@@ -125,14 +129,26 @@ def planned(text: str, written: date, logged: set[date]) -> list[tuple[int, date
     return list(dict.fromkeys(found))
 
 
+def _answers(day: date, lines: list[tuple[str, int]]) -> Callable[[Any], bool]:
+    """Whether a result answers a question about ``day``: it holds one of ``lines``, the lines
+    of the logs written by the day it is asked on that name ``day``, or memdir dates it that
+    day (a project note's ``## 窗口`` section, ``2026-11-14（周六）23:00–01:00``)."""
+    held = [holds_line(path, line) for path, line in lines]
+    return lambda h: h.date == day.isoformat() or any(test(h) for test in held)
+
+
 def main() -> int:
     args = probe_arguments(__doc__)
     with indexed_copy(args.memory, args.provider, "memdir-plans-") as (root, mem):
         texts = daily_logs(root)
         asked = Asked(mem, args.modes, list(FRAMES), TOP)
-        for written, text in texts.items():
-            path = f"memory/{written.isoformat()}.md"
-            for line, day in planned(text, written, set(texts)):
+        plans = {w: planned(text, w, set(texts)) for w, text in texts.items()}
+        naming: dict[date, list[tuple[date, str, int]]] = {}
+        for w, found in plans.items():
+            for line, day in found:
+                naming.setdefault(day, []).append((w, f"memory/{w.isoformat()}.md", line))
+        for written in texts:
+            for line, day in plans[written]:
                 for frame in FRAMES:
                     if not _asked(frame, written, day):
                         continue
@@ -146,7 +162,7 @@ def main() -> int:
                     asked.ask(
                         frame,
                         question,
-                        holds_line(path, line),
+                        _answers(day, [(p, n) for w, p, n in naming[day] if w <= written]),
                         f"{written.isoformat()}:{line} → {day.isoformat()}",
                         written,
                     )

@@ -219,9 +219,23 @@ _WEEKDAY_BEFORE = re.compile(
 it makes a bare ``M/D`` of one digit each a date."""
 
 
+_DEADLINE_AFTER = re.compile(
+    r"\s*(?:までに|まで|迄|之前|以前|为止|為止|截止|到期|前(?=[\s，。、！；,.!;)）]|$)"
+    r"|(?ai:deadline|due)\b)"
+)
+_DEADLINE_BEFORE = re.compile(
+    r"(?:截止|截至|期限|締め切り|締切|(?ai:\b(?:due|deadline|until|till|before|no\s+later\s+than)))"
+    r"\s*[:：]?\s*$"
+)
+"""A deadline around a date (``9/5 までに``, ``9/5 之前``, ``截止 9/5``, ``due 9/5``, ``until
+9/5``): like a weekday, it makes a bare ``M/D`` of one digit each a date. Not "by" or "on",
+which a fraction follows as often (``reduced by 3/4``)."""
+
+
 def _slash_day(month: str, day: str, weekday: bool) -> str | None:
-    """A bare ``M/D`` as ``--MM-DD``; of one digit each it needs a weekday next to it to be a
-    date (``9/8（火）``, not ``Phase 1/2`` or ``- 3/4 done``)."""
+    """A bare ``M/D`` as ``--MM-DD``; of one digit each it needs a weekday or a deadline next
+    to it (``weekday``) to be a date (``9/8（火）``, ``9/5 までに``, not ``Phase 1/2`` or ``- 3/4
+    done``)."""
     if len(month) == len(day) == 1 and not weekday:
         return None
     return _month_and_day(month, day)
@@ -254,7 +268,12 @@ def _written_day(m: re.Match[str]) -> str | None:
         return _iso(m["y2"], m["m2"], m["d2"]) if m["y2"] else _month_and_day(m["m2"], m["d2"])
     if m["m3"]:
         before = m.string[max(0, m.start() - 16) : m.start()]
-        weekday = bool(m["wd"] or _WEEKDAY_BEFORE.search(before))
+        weekday = bool(
+            m["wd"]
+            or _WEEKDAY_BEFORE.search(before)
+            or _DEADLINE_AFTER.match(m.string, m.end())
+            or _DEADLINE_BEFORE.search(before)
+        )
         if not weekday and _is_a_score(m):
             return None
         return _slash_day(m["m3"], m["d3"], weekday)
@@ -1479,7 +1498,7 @@ def named_days(
     :func:`heading_date` reads: ``day`` is ``YYYY-MM-DD``, or ``--MM-DD`` (ISO 8601's month and
     day without a year) for ``8/3（周一）``, ``8月3日``, ``8월 3일``, ``Aug 3``, ``3 August``, which name that
     day of any year. A bare ``M/D`` of one digit each needs a weekday just after or before it,
-    as in headings (``9/8（火）``, ``周五（9/4）``),
+    as in headings (``9/8（火）``, ``周五（9/4）``), or a deadline (``9/5 までに``, ``截止 9/5``),
     except in a ``question`` (``9/5 做了什么？``, ``what happened on 9/5?``), where people write
     days that way and notes rarely answer a fraction: there only a word before it other than
     one that puts a day after it (on, since, before …) makes it no day (``Phase 1/2``);

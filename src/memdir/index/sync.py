@@ -47,7 +47,7 @@ TRANSCRIPTS = 2
 """How transcripts are flattened, part of the index shape. 2: Claude Code transcripts are read
 too, and each chunk's context names the messages it holds."""
 
-CHUNK_DATES = 6
+CHUNK_DATES = 7
 """How structure chunks are dated, part of the index shape (``structure`` strategy only), so
 that an index written before a change is rebuilt with the new dates. 2: heading dates in the
 forms people write (``2026/11/26``, ``2026年11月26日``, ``11/26 時点``, ``Nov 26``), a date
@@ -57,7 +57,8 @@ without a day in its name, list items that start with a date without a year (``-
 (``周五（9/4）``), not only after it. 4: a score is no date (``「7/10」``, ``a 7/10``,
 ``4/5 stars``). 5: Korean dates (``12월 4일``, ``2026년 12월 4일``). 6: an English date word
 ends at a Han or kana character too (``Sep 3的会``, ``Updated：``): ``\b`` took those for
-letters."""
+letters. 7: a bare ``M/D`` of one digit each is a date beside a deadline too (``9/5 までに``,
+``截止 9/5``, ``due 9/5``)."""
 
 
 @dataclass(slots=True)
