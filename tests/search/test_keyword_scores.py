@@ -571,6 +571,24 @@ def test_a_busy_day_does_not_fill_the_first_results_of_a_range(
         assert {r.date for r in found.results} == {"2026-08-10", "2026-08-11", "2026-08-12"}
 
 
+@pytest.mark.parametrize("question", ["what did I do on Aug 10?", "8月10日做了什么？"])
+def test_the_days_log_is_among_the_first_results_beside_a_long_note_of_that_day(
+    tmp_path: Path, question: str
+) -> None:
+    """The five sections of the day's cutover notes matched as well as its log and filled the
+    first three (their path sorts first)."""
+    ws = _daily_logs(tmp_path / "ws")
+    sections = "".join(f"## Step {n}\nstep {n} of the cutover went fine\n\n" for n in range(5))
+    write_notes(ws, {"memory/2026-08-10-cutover.md": f"# Cutover, 2026-08-10\n\n{sections}"})
+    with Memory(ws, overrides={"embedding.provider": "none"}) as mem:
+        mem.sync()
+        found = mem.search(
+            question, mode="keyword", max_results=3, min_score=0.0, today=date(2026, 8, 20)
+        )
+        paths = [r.path for r in found.results]
+        assert "memory/2026-08-10.md" in paths and "memory/2026-08-10-cutover.md" in paths
+
+
 @pytest.mark.parametrize(
     ("question", "part"),
     [

@@ -124,10 +124,31 @@ def test_each_day_of_a_range_comes_first_with_its_best_result() -> None:
         "day outside the range",
         "last day, weak",
     ]
-    # a day whose best is far below the best result is not brought up; one day is no range
+    # a day whose best is far below the best result is not brought up
     far = [("a", 1.0, "2026-08-10"), ("b", 0.9, "2026-08-10"), ("c", 0.3, "2026-08-11")]
     assert each_day_first(far, lambda x: x[1], lambda x: x[2], days) == far
-    assert each_day_first(items, lambda x: x[1], lambda x: x[2], days[:1]) == items
+
+
+def test_each_note_of_a_day_comes_first_with_its_best_result() -> None:
+    """The five sections of a cutover's notes, dated its day, came ahead of the day's log."""
+    items = [
+        ("cutover notes, title", 0.96, "2026-10-28", "memory/2026-10-28-cutover.md"),
+        ("cutover notes, checklist", 0.96, "2026-10-28", "memory/2026-10-28-cutover.md"),
+        ("cutover notes, timeline", 0.96, "2026-10-28", "memory/2026-10-28-cutover.md"),
+        ("the day's log, standup", 0.95, "2026-10-28", "memory/2026-10-28.md"),
+        ("the day's log, lunch", 0.95, "2026-10-28", "memory/2026-10-28.md"),
+        ("another day's log", 0.95, "2026-10-27", "memory/2026-10-27.md"),
+    ]
+    order = each_day_first(
+        items, lambda x: x[1], lambda x: x[2], ["2026-10-28"], note=lambda x: x[3]
+    )
+    assert [name for name, *_ in order][:3] == [
+        "cutover notes, title",
+        "the day's log, standup",
+        "cutover notes, checklist",
+    ]
+    # without the notes told apart, one day's best is first already: the order stays
+    assert each_day_first(items, lambda x: x[1], lambda x: x[2], ["2026-10-28"]) == items
 
 
 def test_the_last_and_the_first_time_something_happened(tmp_path: Path) -> None:

@@ -965,8 +965,14 @@ def run_search(
         )
     elif named is None and asks_the_first_time(text):
         candidates = earliest_first(candidates, lambda c: c.score, dated)
-    elif named is None and len(seen_days) > 1:
-        candidates = each_day_first(candidates, lambda c: c.score, dated, seen_days)
+    elif named is None and seen_days:
+        candidates = each_day_first(
+            candidates,
+            lambda c: c.score,
+            dated,
+            seen_days,
+            note=lambda c: rows[c.chunk_id].path if c.chunk_id in rows else "",
+        )
     elif named is not None:
         candidates = first_mention_first(
             candidates,

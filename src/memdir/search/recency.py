@@ -251,25 +251,38 @@ def each_day_first(
     date: Callable[[T], str | None],
     days: Sequence[str],
     *,
+    note: Callable[[T], str] | None = None,
     close: float | None = None,
 ) -> list[T]:
     """``ranked`` (best first) with the best result of each of ``days`` (the days a question
-    names: a range, a week, "the past 3 days") first, in their order, where it scores at
-    least ``close`` × the best score (``None``: :data:`CLOSE_MATCH`); the others after them in
-    theirs. A busy day's six entries matched "过去三天做了什么？" as well as any other day's
-    and filled the first results: the question asks about each day."""
+    names: a range, a week, "the past 3 days") first, in their order, then, with ``note``
+    (the file a result is of), the best of each other note of those days, where each scores
+    at least ``close`` × the best score (``None``: :data:`CLOSE_MATCH`); the others after them
+    in theirs. A busy day's six entries matched "过去三天做了什么？" as well as any other day's
+    and filled the first results, and the five sections of a cutover's notes those of
+    "10月28日做了什么？", ahead of the day's log: the question asks about each day, and about
+    all it holds. One day only when the first result is of it: otherwise the day is what the
+    question's answer is found by, not what it asks about."""
     items = list(ranked)
-    if len(days) < 2 or len(items) < 2 or score(items[0]) <= 0:
+    if not days or len(items) < 2 or score(items[0]) <= 0:
         return items
+    if len(days) == 1 and date(items[0]) not in days:
+        return items  # the day is the question's context ("… closed at the Oct 13 meeting")
     close = CLOSE_MATCH if close is None else close
     floor = close * score(items[0])
-    wanted = set(days)
+    close_ones = [i for i, item in enumerate(items) if score(item) >= floor]
     first: list[int] = []
-    for i, item in enumerate(items):
-        day = date(item)
-        if day in wanted and score(item) >= floor:
+    wanted = set(days)
+    for i in close_ones:
+        if (day := date(items[i])) in wanted:
             first.append(i)
             wanted.discard(day)
+    if note is not None:
+        seen = {note(items[i]) for i in first}
+        for i in close_ones:
+            if i not in first and date(items[i]) in days and note(items[i]) not in seen:
+                first.append(i)
+                seen.add(note(items[i]))
     if not first:
         return items
     chosen = set(first)
