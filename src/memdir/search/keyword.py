@@ -463,7 +463,7 @@ def query_profile(
     naming = {i: row for i, row in naming.items() if row.chunk.date not in day_keys}
     dated += len(naming)
     query, amounts = quantities_as_written(index, periods_as_written(index, query))
-    query = roles_as_named(index, query)
+    query, holders = roles_as_named(index, query)
     terms = fts_query_terms(query, stopwords=stopwords, alone=not day_keys)
     if not terms and not day_keys:
         return None
@@ -485,7 +485,7 @@ def query_profile(
     quoted = _quoted_words(query)
     coded = {t for t in terms if t in quoted or is_identifier_term(t)}
     glossed = glossary_bridges(query, terms) if bridges else {}  # the words of software work
-    offered = bridges_for(index, query, terms, quoted, glossed) if bridges else {}
+    offered = bridges_for(index, query, terms, quoted, glossed, holders) if bridges else {}
     respelled = respellings(terms, quoted)
     # an amount (30s) through the other ways memory writes it (30 秒, 30 seconds)
     respelled.update((t, ws) for t, ws in amounts.items() if t in terms and t not in quoted)

@@ -59,20 +59,22 @@ def bridges_for(
     terms: list[str],
     quoted: frozenset[str],
     glossed: dict[str, list[str]],
+    holders: dict[str, list[str]] | None = None,
 ) -> dict[str, list[str]]:
     """The words of the other language each term may be written as (see
     :mod:`memdir.text.bilingual`; the words of software work first, ``glossed``: 连接池 →
     connection pool, :func:`memdir.text.glossary.glossary_bridges` of the terms, which the
     caller reads too), and the short or long form engineers write for it (prod, production:
     :mod:`memdir.text.abbreviations`), before memory is asked which it holds; names first,
-    then those forms. None for the ``quoted`` ones: code, meant as written."""
+    then those forms. None for the ``quoted`` ones: code, meant as written. ``holders``: the
+    people declared in the roles the question names, as :func:`roles_as_named` read them."""
 
     def held(words: list[str]) -> set[str]:
         return {w for w, df in index.term_dfs(words)[1].items() if df}
 
     offered = bilingual.word_bridges(query, terms)
     # each source goes before those offered so far: names first, the dictionary's words last
-    _put_first(offered, role_bridges(index, query, terms))
+    _put_first(offered, role_bridges(index, query, terms, holders))
     _put_first(offered, glossed)
     _put_first(offered, abbreviation_bridges(query, terms))
     _put_first(offered, bilingual.name_bridges(query, terms, held))
@@ -119,33 +121,46 @@ def _holders(index: IndexBackend, role: str) -> list[str]:
     return list(dict.fromkeys(n if not n.isascii() else n.lower() for n in names))
 
 
-def roles_as_named(index: IndexBackend, query: str) -> str:
+def roles_as_named(index: IndexBackend, query: str) -> tuple[str, dict[str, list[str]]]:
     """``query`` with a role it names for the asker written as the one person memory declares
     in it, where no note but such a declaration writes the question's word for the role:
     上司对我的沟通方式提了什么意见？ as 周岚对我的沟通方式提了什么意见？ for notes declaring
     ``Manager: 周岚`` and naming her after; the word is no term then, as it would hold the
-    declaration alone. Otherwise the role is held through the names (:func:`role_bridges`)."""
+    declaration alone. Otherwise the role is held through the names (:func:`role_bridges`).
+    With it, the people declared in each role it read (:func:`_holders`), for
+    :func:`role_bridges` to take rather than read them again."""
+    holders: dict[str, list[str]] = {}
     for start, end, role in reversed(roles.asked_role_spans(query)):
         word = bridge_term(query[start:end].lower())
         texts = _texts_holding(index, [word], ROLE_PROBE)
         if any(not roles.declared_roles(text).get(role) for text in texts):
             continue  # the notes write the word: keep it, held through the names too
-        names = _holders(index, role)
+        names = holders[role] = _holders(index, role)
         if len(names) == 1:
             query = f"{query[:start]} {names[0]} {query[end:]}"
-    return query
+    return query, holders
 
 
-def role_bridges(index: IndexBackend, query: str, terms: list[str]) -> dict[str, list[str]]:
+def role_bridges(
+    index: IndexBackend,
+    query: str,
+    terms: list[str],
+    holders: dict[str, list[str]] | None = None,
+) -> dict[str, list[str]]:
     """The people the notes declare in a role the question names for the asker (my manager,
     上司, the PM: :mod:`memdir.text.roles`), as bridges of the role's terms: 上司对我的沟通方式
     提了什么意见？ is about 周岚, whom ``MEMORY.md`` declares ``Manager: 周岚 (Zhou Lan)`` and the
     notes name, never as her role. The declarations are read in the first :data:`ROLE_PROBE`
-    chunks holding a word for the role; nothing when none declares one."""
+    chunks holding a word for the role, unless ``holders`` has them (:func:`roles_as_named`
+    read them); nothing when none declares one."""
     asked = roles.asked_roles(query)
     if not asked:
         return {}
-    found = {role: _holders(index, role) for role in dict.fromkeys(r for _, r in asked)}
+    known = holders or {}
+    found = {
+        role: known[role] if role in known else _holders(index, role)
+        for role in dict.fromkeys(r for _, r in asked)
+    }
     bridges: dict[str, list[str]] = {}
     for word, role in asked:
         held = [t for t in fts_query_terms(word) if t in terms] or ([word] if word in terms else [])
