@@ -228,22 +228,31 @@ def fts_document(text: str) -> str:
     words = " ".join(map(BASE_FORMS.get, tokens, tokens))
     if "_" not in text and "-" not in text:
         return words
-    joined = [
-        "".join(parts)
-        for token in tokens
-        if "_" in token and len(parts := [p for p in token.split("_") if p]) > 1
-    ]
-    if "-" in text:
-        folded = text.lower() if text.isascii() else _normalise(text)
-        joined += [m[0].replace("-", "") for m in _HYPHENATED.finditer(folded)]
+    joined = (
+        [
+            "".join(parts)
+            for token in tokens
+            if "_" in token and len(parts := [p for p in token.split("_") if p]) > 1
+        ]
+        if "_" in text
+        else []
+    )
+    if "-" in text:  # read in the text as written: a name is ASCII
+        joined += [
+            name.replace("-", "").lower()
+            for run in _ASCII_RUN.findall(text)
+            if "-" in run and _HYPHENATED.fullmatch(name := run.rstrip("."))
+        ]
     # after the text, so that the phrases of the words stay whole (max_inflight=512)
     return f"{words} {' '.join(joined)}" if joined else words
 
 
-_HYPHENATED = re.compile(r"(?<![a-z0-9_.\-])[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)+(?![a-z0-9_\-])")
-"""A hyphenated name of lower-cased text: words joined by hyphens, each starting with a letter
-(``relay-staging``, ``nats-relay-stg``, ``cert-manager``; not ``OPS-1234``, ``2026-12-05``, the
-``rc1`` of ``v1.15.0-rc1``)."""
+_ASCII_RUN = re.compile(r"[A-Za-z0-9_.\-]+")
+_HYPHENATED = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z][A-Za-z0-9]*)+")
+"""A hyphenated name, the whole of a run of ASCII word characters, dots and hyphens (a
+sentence's full stop after it aside): words joined by hyphens, each starting with a letter
+(``relay-staging``, ``nats-relay-stg``, ``cert-manager``; not ``OPS-1234``, ``2026-12-05``,
+``v1.15.0-rc1``)."""
 
 
 def word_tokens(text: str) -> list[str]:
