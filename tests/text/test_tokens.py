@@ -242,6 +242,9 @@ def test_a_hyphenated_name_is_also_one_word() -> None:
         "relaystaging",
         "natsrelaystg",
     ]
+    # read in the text as written, up to a dot: a file's name, not what a dot joins it to
+    assert fts_document("deploy/relay/values-staging.yaml").split()[-1] == "valuesstaging"
+    assert "relaydualwrite" not in fts_document("broker.relay-dual-write")
     for text in ("OPS-1234 on 2026-12-05", "v1.15.0-rc1", "x-1y", "a--b", "-flag"):
         assert fts_document(text) == " ".join(word_tokens(text)), text
     # a snake_case name and a hyphenated one in the same text, each once

@@ -241,7 +241,7 @@ def fts_document(text: str) -> str:
         joined += [
             name.replace("-", "").lower()
             for run in _ASCII_RUN.findall(text)
-            if "-" in run and _HYPHENATED.fullmatch(name := run.rstrip("."))
+            if "-" in run and _HYPHENATED.fullmatch(name := run.split(".", 1)[0])
         ]
     # after the text, so that the phrases of the words stay whole (max_inflight=512)
     return f"{words} {' '.join(joined)}" if joined else words
@@ -249,10 +249,10 @@ def fts_document(text: str) -> str:
 
 _ASCII_RUN = re.compile(r"[A-Za-z0-9_.\-]+")
 _HYPHENATED = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z][A-Za-z0-9]*)+")
-"""A hyphenated name, the whole of a run of ASCII word characters, dots and hyphens (a
-sentence's full stop after it aside): words joined by hyphens, each starting with a letter
-(``relay-staging``, ``nats-relay-stg``, ``cert-manager``; not ``OPS-1234``, ``2026-12-05``,
-``v1.15.0-rc1``)."""
+"""A hyphenated name, the whole of a run of ASCII word characters, dots and hyphens up to its
+first dot (a full stop, a file's extension): words joined by hyphens, each starting with a
+letter (``relay-staging``, ``nats-relay-stg``, ``values-staging.yaml``; not ``OPS-1234``,
+``2026-12-05``, ``v1.15.0-rc1``, ``broker.dual-write``)."""
 
 
 def word_tokens(text: str) -> list[str]:
