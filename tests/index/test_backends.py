@@ -35,7 +35,8 @@ NOTES = {
     "memory/projects/billing.md": "# Billing\n\nInvoices use the narwhal exporter.\n"
     "Running the exporter twice deployed duplicate invoices; deploying again fixed it.\n",
     "memory/projects/ops.md": "# Ops\n\n## Alerts\n\nOPS-1243 was a different ticket about disk alerts.\n"
-    "告警 and paging go to the on-call channel. Deployment deployment deployment.\n",
+    "告警 and paging go to the on-call channel. Deployment deployment deployment.\n"
+    "Staging deploys of relay go through the Argo CD app `relay-staging`.\n",
 }
 
 QUERIES = [
@@ -55,6 +56,8 @@ QUERIES = [
     "1月13日 deploy",
     "`on-call` channel",  # a quoted span: the chunks holding it as written, read unranked
     "what fails on `max_tokens=8192`?",
+    "relay staging",  # a hyphenated name typed as words: a phrase, by the index's one word
+    "what did I do between Jan 12 and Jan 13?",  # each day's best first
 ]
 
 
@@ -90,6 +93,9 @@ def test_keyword_results_and_scores_are_the_same_on_both(
     assert results["postgres"] == results["sqlite"]
     assert results["sqlite"]["OPS-1234"][0][0] == "MEMORY.md"  # and the answers are real
     assert results["sqlite"]["周五部署"][0][0] == "memory/2026-01-13.md"
+    assert results["sqlite"]["relay staging"][0][0] == "memory/projects/ops.md"
+    days = [path for path, *_ in results["sqlite"]["what did I do between Jan 12 and Jan 13?"]]
+    assert set(days[:2]) == {"memory/2026-01-12.md", "memory/2026-01-13.md"}
     unknown = results["sqlite"]["something memory never mentions xylophone"]
     # (in the small memory the note headed "Memory" answers it at .50, naming the rest lacked)
     assert not unknown or all(s < (0.55 if telling_lines is None else 0.5) for *_, s in unknown)
