@@ -590,6 +590,43 @@ def test_the_days_log_is_among_the_first_results_beside_a_long_note_of_that_day(
 
 
 @pytest.mark.parametrize(
+    "question", ["8月15日有什么安排？", "what's on Aug 15?", "这个周末有什么安排？"]
+)
+def test_a_day_still_to_come_is_answered_by_the_latest_plan_written_by_today(
+    tmp_path: Path, question: str
+) -> None:
+    """Every note naming the day matched alike, and a runbook naming it in passing came first."""
+    logs = {
+        f"memory/2026-08-{d:02d}.md": f"# 2026-08-{d:02d}\n\n### 09:30 - standup\nnothing new\n"
+        for d in range(3, 13)
+    }
+    ws = write_notes(
+        tmp_path / "ws",
+        {
+            **logs,
+            "memory/2026-08-05.md": "# 2026-08-05\n\n- 8/15（周六）可能要加班\n",
+            "memory/2026-08-11.md": "# 2026-08-11\n\n- 8/15（周六）改成去爬山，不加班了\n",
+            "memory/2026-08-13.md": "# 2026-08-13\n\n- 8/15（周六）下雨，爬山取消\n",
+            "memory/runbooks/backfill.md": (
+                "# backfill\n\nThe last backfill covered 2026-08-01 to 2026-08-15 in one run.\n"
+            ),
+        },
+    )
+    with Memory(ws, overrides={"embedding.provider": "none"}) as mem:
+        mem.sync()
+        # asked on Wednesday the 12th: the 13th's note is not written yet in this replay
+        found = mem.search(
+            question, mode="keyword", max_results=3, min_score=0.0, today=date(2026, 8, 12)
+        )
+        assert found.results[0].path == "memory/2026-08-11.md"
+        # a day still to come that a note is of (written ahead, or replayed): that note
+        found = mem.search(
+            "明天有什么安排？", mode="keyword", min_score=0.0, today=date(2026, 8, 12)
+        )
+        assert found.results[0].path == "memory/2026-08-13.md"
+
+
+@pytest.mark.parametrize(
     ("question", "part"),
     [
         ("8月上旬做了什么？", range(3, 11)),

@@ -187,6 +187,11 @@ them was missing from the first three for 35 of 75 questions in keyword and hybr
 graded question of either memory's halves moved. The chunks about them are candidates
 whatever their BM25 rank (:data:`ABOUT_PROBE`)."""
 
+PLAN_RIVALS = 20
+"""Of a question about days still to come ("what's on this weekend?", 11月14日有什么安排？), how
+many of the first results scoring close to the best are put newest first: the notes naming
+those days all match it alike, and the latest plan written by today is the one that holds."""
+
 OTHER_HOURS_FACTOR = 0.7
 """The score left to a chunk of the day a question names whose timed entries all lie outside
 the part of the day it names (:func:`_demote_other_hours`)."""
@@ -479,6 +484,21 @@ def _demote_other_days(
         row = rows.get(c.chunk_id)
         if row is not None and row.date not in profile.days and row.id not in naming:
             c.scale(OTHER_DAY_FACTOR)
+
+
+def _only_planned(
+    days: Sequence[str],
+    today: date | None,
+    candidates: Sequence[Candidate],
+    dated: Callable[[Candidate], str | None],
+) -> bool:
+    """Whether ``days`` (those a question names) are all still to come on ``today`` and none of
+    the first :data:`PLAN_RIVALS` ``candidates`` is dated one of them: what is known of them is
+    only what notes planned."""
+    if not days or today is None or min(days) <= today.isoformat():
+        return False
+    wanted = set(days)
+    return not any(dated(c) in wanted for c in candidates[:PLAN_RIVALS])
 
 
 def _demote_other_hours(
@@ -965,6 +985,17 @@ def run_search(
         )
     elif named is None and asks_the_first_time(text):
         candidates = earliest_first(candidates, lambda c: c.score, dated)
+    elif named is None and _only_planned(seen_days, today, candidates, dated):
+        # days still to come that no note is of: the notes naming them, the latest plan
+        # written by today first (a note dated later, in a replayed conversation, counts as
+        # undated)
+        written = today.isoformat() if today else ""
+        candidates = latest_first(
+            candidates,
+            lambda c: c.score,
+            lambda c: d if (d := dated(c)) and d <= written else None,
+            rivals=PLAN_RIVALS,
+        )
     elif named is None and seen_days:
         candidates = each_day_first(
             candidates,
