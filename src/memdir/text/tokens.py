@@ -228,15 +228,13 @@ def fts_document(text: str) -> str:
     words = " ".join(map(BASE_FORMS.get, tokens, tokens))
     if "_" not in text and "-" not in text:
         return words
-    joined = (
-        [
+    joined: list[str] = []
+    if "_" in text:
+        joined += [
             "".join(parts)
             for token in tokens
             if "_" in token and len(parts := [p for p in token.split("_") if p]) > 1
         ]
-        if "_" in text
-        else []
-    )
     if "-" in text:  # read in the text as written: a name is ASCII
         joined += [
             name.replace("-", "").lower()
