@@ -10,6 +10,7 @@ from memdir.search.recency import (
     asks_about_now,
     asks_the_first_time,
     asks_what_it_is,
+    asks_whats_new,
     each_day_first,
     earliest_first,
     first_mention_first,
@@ -381,3 +382,69 @@ def test_the_day_a_setting_changed_answers_what_it_is_now(
         assert first.path == "memory/2026-11-17.md"
         monkeypatch.setattr(recency, "NAMED_RIVAL", 1.0)  # as before: only close rivals
         assert mem.search(question)[0].path == "memory/projects/ledger.md"
+
+
+@pytest.mark.parametrize(
+    ("query", "frame"),
+    [
+        ("老王最近在忙什么？", ["最近", "在忙什么"]),
+        ("What has He Jia been up to lately?", ["been up to", "lately"]),
+        ("relay 最近有什么进展？", ["最近", "有什么进展"]),
+        ("What's the latest on atlas?", ["the latest on"]),
+        ("Any updates on ledger lately?", ["Any updates on", "lately"]),
+        ("何佳最近怎么样？", ["最近", "怎么样"]),
+        ("Zhou Lanさんは最近何をしていますか？", ["さんは最近", "何をしていますか"]),
+        ("ledger の最近の状況は？", ["の最近の", "状況は"]),
+        ("老王近况如何？", ["近况如何"]),
+    ],
+)
+def test_questions_asking_what_is_new(query: str, frame: list[str]) -> None:
+    assert [query[a:b] for a, b in asks_whats_new(query)] == frame
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "最近的 p99 是多少？",  # a time alone asks about the present: latest_first answers
+        "What did I change recently?",
+        "relay 的 p99 告警阈值目前是多少？",
+        "How is the retry backoff configured?",
+        "老王在忙什么？",  # no word of time or news: what he does, not what is new
+    ],
+)
+def test_other_questions_do_not_ask_what_is_new(query: str) -> None:
+    assert asks_whats_new(query) == []
+
+
+def test_what_is_new_about_someone_is_their_newest_entries(tmp_path: Path) -> None:
+    # 老王 is named in short entries of every month and in long lists of the last days: the
+    # newest entries naming him answer, though BM25 likes the short old ones best, and the
+    # words asking (最近, 在忙什么, been up to) are no terms a note must hold
+    from datetime import date
+
+    from memdir import Memory
+
+    from .helpers import write_notes
+
+    notes = {
+        f"memory/2026-{m:02d}-{d:02d}.md": f"# 2026-{m:02d}-{d:02d}\n\n### 10:00 - sync\n和老王对了一下 relay。\n"
+        for m in (8, 9, 10)
+        for d in (3, 10, 17, 24)
+    }
+    filler = [
+        f"- {h:02d}:00 standup, reviews, lunch and the weekly report, item {h}"
+        for h in range(8, 18)
+    ]
+    for day, line in (
+        ("2026-11-20", "- 15:00 老王在做 ClickHouse 扩容，加了三块盘"),
+        ("2026-11-24", "- 16:00 老王在准备 PG 16 升级的 rehearsal"),
+    ):
+        notes[f"memory/{day}.md"] = (
+            "\n".join([f"# {day}", "", *filler[:5], line, *filler[5:]]) + "\n"
+        )
+    ws = write_notes(tmp_path, notes)
+    today = date(2026, 11, 26)
+    with Memory(ws, overrides={"embedding.provider": "none"}) as mem:
+        for question in ("老王最近在忙什么？", "What has 老王 been up to lately?"):
+            found = mem.search(question, today=today)
+            assert [r.path for r in found[:2]] == ["memory/2026-11-24.md", "memory/2026-11-20.md"]

@@ -36,6 +36,7 @@ from memdir.search.recency import (
     asks_about_now,
     asks_the_first_time,
     asks_what_it_is,
+    asks_whats_new,
     each_day_first,
     earliest_first,
     first_mention_first,
@@ -48,6 +49,7 @@ from memdir.text import (
     bridge_term,
     fts_match,
     fts_query_terms,
+    is_cjk_gram,
     is_katakana_word,
     literal_spans,
     replace_surrogates,
@@ -191,6 +193,13 @@ PLAN_RIVALS = 20
 """Of a question about days still to come ("what's on this weekend?", 11月14日有什么安排？), how
 many of the first results scoring close to the best are put newest first: the notes naming
 those days all match it alike, and the latest plan written by today is the one that holds."""
+
+LATELY_PROBE = 400
+"""How many chunks holding the subject of a question about what is new are read for the newest
+(:func:`_newest_naming`)."""
+
+LATELY_NEWEST = 10
+"""How many of those, the newest, are candidates whatever their BM25 rank."""
 
 OTHER_HOURS_FACTOR = 0.7
 """The score left to a chunk of the day a question names whose timed entries all lie outside
@@ -456,6 +465,29 @@ def _naming_chunks(
     return [(row.chunk.id, 0.0) for row in rows]
 
 
+def _newest_naming(
+    index: IndexBackend, profile: QueryProfile | None, sources: Sequence[str] | None
+) -> list[KeywordRow]:
+    """For a question asking what is new about someone or something, the
+    :data:`LATELY_NEWEST` newest chunks among :data:`LATELY_PROBE` holding the heaviest term
+    of the question memory holds (with its bridges: ``He Jia`` → 何佳): the entries naming
+    them often are short and long alike, and BM25's best are the short ones of any month."""
+    if profile is None:
+        return []
+    held = [t for t in profile.terms if t not in profile.absent]
+    if not held:
+        return []
+    term = max(held, key=lambda t: (profile.weights.get(t, 0.0), len(t)))
+    match = fts_match([term, *map(bridge_term, profile.bridges.get(term, ()))])
+    if match is None:
+        return []
+    rows = index.keyword(
+        match, LATELY_PROBE, sources=list(sources) if sources else None, ranked=False
+    )
+    dated = sorted((r for r in rows if r.chunk.date), key=lambda r: r.chunk.date, reverse=True)
+    return dated[:LATELY_NEWEST]
+
+
 def _dated_chunks(
     index: IndexBackend,
     profile: QueryProfile | None,
@@ -571,6 +603,27 @@ def _names_every_identifier(
     if profile is None:
         return None
     tests = [profile.holder(t) for t in profile.terms if is_identifier_term(t)]
+    if not tests:
+        return None
+    return lambda c: c.chunk_id in rows and all(t(body(c.chunk_id)) for t in tests)
+
+
+def _names_the_subject(
+    profile: QueryProfile | None, rows: dict[int, ChunkRow], body: Callable[[int], str]
+) -> Callable[[Candidate], bool] | None:
+    """Whether a candidate's chunk holds every term of the question that memory holds (a
+    CJK character counted only when no gram of the question holds it: 老王, not 老 and 王),
+    for a question asking what is new about them (:func:`memdir.search.recency.asks_whats_new`,
+    whose own words are no terms); ``None`` when memory holds none."""
+    if profile is None:
+        return None
+    held = [t for t in profile.terms if t not in profile.absent]
+    grams = [t for t in held if len(t) > 1 and is_cjk_gram(t)]
+    tests = [
+        profile.holder(t)
+        for t in held
+        if not (len(t) == 1 and is_cjk_gram(t) and any(t in g for g in grams))
+    ]
     if not tests:
         return None
     return lambda c: c.chunk_id in rows and all(t(body(c.chunk_id)) for t in tests)
@@ -800,15 +853,18 @@ def run_search(
     vector_hits: list[tuple[int, float]] = []
     pending: Future[list[tuple[int, float]]] | None = None
     assist = Assist()
+    # "老王最近在忙什么？": the words asking what is new are no terms; the rest is the subject
+    lately = asks_whats_new(text)
+    searched = "".join(" " if any(a <= i < b for a, b in lately) else c for i, c in enumerate(text))
     vector_text = text
     words_profile: QueryProfile | None = None  # what memory holds of the query's words
     if mode == "vector" and vectors is not None:
         # With bridges, the words of the other language are embedded too, as in hybrid search.
         with index.snapshot():
             words_profile = query_profile(
-                index, text, stopwords=stopwords, bridges=settings.bridges, today=today
+                index, searched, stopwords=stopwords, bridges=settings.bridges, today=today
             )
-        vector_text = vector_query(text, words_profile)
+        vector_text = vector_query(searched, words_profile)
         try:
             vector_hits = vectors.search(vector_text, limit)
         except EmbeddingError as exc:
@@ -817,7 +873,7 @@ def run_search(
     # Keyword hits and the chunk rows come from one read snapshot, so a sync committing in
     # between cannot pair an id with another version's text. Vector ids from the in-memory
     # matrix that no longer exist in the snapshot simply find no row and are dropped.
-    about_now = asks_about_now(text)
+    about_now = asks_about_now(text) or bool(lately)
     asked_what = None if about_now else asks_what_it_is(text)
     who = None if about_now or asked_what is not None else asks_who_it_is(text)
     literals = literal_spans(text)
@@ -832,16 +888,20 @@ def run_search(
         # The query's terms against the index: keyword scoring, the words the vector half
         # adds and the hybrid absent-term penalty all read it, so it is worked out once.
         profile = (
-            query_profile(index, text, stopwords=stopwords, bridges=settings.bridges, today=today)
+            query_profile(
+                index, searched, stopwords=stopwords, bridges=settings.bridges, today=today
+            )
             if mode != "vector"
             else None
         )
         if mode == "hybrid" and vectors is not None:
-            vector_text = vector_query(text, profile)
+            vector_text = vector_query(searched, profile)
             pending = _VECTOR_POOL.get().submit(vectors.search, vector_text, limit, assist)
             pending.add_done_callback(lambda _: assist.close())
 
         also = [*about, *quoted]
+        if lately and profile is not None and not profile.days:
+            also += _newest_naming(index, profile, sources)
         # FTS5's candidates, read once: scored again by keyword search alone if degraded
         candidates = (
             keyword_candidates(
@@ -855,7 +915,7 @@ def run_search(
             hits = []
             for row, score in keyword_search(
                 index,
-                text,
+                searched,
                 limit,
                 sources=list(sources) if sources else None,
                 stopwords=stopwords,
@@ -976,7 +1036,18 @@ def run_search(
     asked = profile or words_profile
     seen_days = asked.days if asked is not None else ()
 
-    if about_now:
+    if lately and not seen_days:
+        # what is new about the subject: the newest entries naming it, among more rivals (a
+        # note dated after today, a plan's day or a replayed conversation, counts as undated)
+        written = today.isoformat() if today else "9999"
+        candidates = latest_first(
+            candidates,
+            lambda c: c.score,
+            lambda c: d if (d := dated(c)) and d <= written else None,
+            rivals=len(candidates),
+            named=_names_the_subject(profile or words_profile, rows, body),
+        )
+    elif about_now:
         candidates = latest_first(
             candidates,
             lambda c: c.score,

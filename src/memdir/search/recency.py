@@ -36,6 +36,7 @@ __all__ = [
     "asks_about_now",
     "asks_the_first_time",
     "asks_what_it_is",
+    "asks_whats_new",
     "each_day_first",
     "earliest_first",
     "first_mention_first",
@@ -97,6 +98,34 @@ _WHAT_IT_IS = re.compile(
     re.IGNORECASE,
 )
 
+_RECENTLY = (
+    # a Japanese question's particles around it too (佐藤さんは最近, ledger の最近の): left
+    # alone, a particle would be a term
+    r"(?:さん|くん|ちゃん)?(?:は|の|って|も)?(?:最近|近頃|このところ|ここのところ)(?:の|は)?|"
+    r"(?a:\b(?:lately|recently|these\s+days|of\s+late|nowadays)\b)"
+    r"|最近|近来|近來|这阵子|這陣子|这段时间|這段時間|近期|近頃|このところ|ここのところ|요즘|최근"
+)
+_DOING = (
+    # what someone has been doing, or how something is going: the frame of the question
+    r"(?a:\b(?:(?:been\s+)?up\s+to|been\s+(?:doing|working\s+on|busy(?:\s+with)?)|"
+    r"working\s+on|busy\s+with|(?:been\s+)?going\s+on|progress|going)\b)"
+    r"|在忙些什么|在忙什么|在忙啥|忙些什么|忙什么|忙啥|在做什么|在干什么|在干嘛|做了些什么|做了什么|"
+    r"有什么新进展|有什么进展|有啥进展|进展如何|进展怎么样|进度如何|进度怎么样|有什么动静|"
+    r"有什么新消息|怎么样了|怎么样|如何了|"
+    r"何をしていますか|何をしてる|何してる|どうしていますか|どうしてる|どうですか|"
+    r"の?状況は?|の?進捗は?|の?様子は?"
+)
+_NEWS = (
+    # asking for what is new about something, with no word of time
+    r"(?a:\b(?:what(?:'s|\s+is)\s+new(?:\s+(?:with|on|in|about))?|"
+    r"any\s+(?:news|updates?)(?:\s+(?:on|about|from|for|with|of))?|"
+    r"(?:the\s+)?latest\s+(?:news\s+)?(?:on|about|with|from|for))\b)"
+    r"|近况(?:如何|怎么样)?|近況|最新进展|最新情况|最新消息|最新動向"
+)
+_WHATS_NEW = re.compile(f"{_RECENTLY}|{_DOING}|{_NEWS}", re.IGNORECASE)
+_RECENT_OR_NEWS = re.compile(f"{_RECENTLY}|{_NEWS}", re.IGNORECASE)
+_RECENTLY_RE = re.compile(_RECENTLY, re.IGNORECASE)
+
 CLOSE_MATCH = 0.8
 """A result is a rival of the best one when its score is at least this share of the best's."""
 
@@ -146,6 +175,21 @@ def asks_what_it_is(query: str) -> str | None:
     if _WHAT_IT_IS.fullmatch(f"{head.strip()} \x00{tail}".strip()) is None:
         return None
     return query[a:b]
+
+
+def asks_whats_new(query: str) -> list[tuple[int, int]]:
+    """The spans of ``query`` that ask what is new about someone or something ("What has He
+    Jia been up to lately?", "老王最近在忙什么？", "relay 最近有什么进展？", "Any updates on
+    atlas?", "佐藤さんは最近どうしていますか？"), to be left out of its terms; none when it
+    does not ask that. It asks when it says "lately" (最近, 近頃) or asks for news ("what's
+    new with", 近况): what the newest entries naming the rest of the question say answers it,
+    not the entry naming it most densely (:func:`latest_first` with more rivals)."""
+    if _RECENT_OR_NEWS.search(query) is None:
+        return []
+    spans = [m.span() for m in _WHATS_NEW.finditer(query) if m.end() > m.start()]
+    if all(_RECENTLY_RE.fullmatch(query[a:b]) for a, b in spans):
+        return []  # a time alone (最近的 p99 是多少？) asks about the present: latest_first
+    return spans
 
 
 def first_mention_first(
