@@ -309,6 +309,27 @@ def test_a_name_declared_in_both_scripts_bridges_questions_in_either(
         assert profile is not None and "ken" not in profile.bridges
 
 
+def test_a_nickname_declared_with_the_full_name_answers_for_it(
+    tmp_path: Path, backend: dict[str, str]
+) -> None:
+    # the people note declares 小周（周一鸣 / Zhou Yiming）; the logs write 小周 alone
+    ws = write_notes(
+        tmp_path,
+        {
+            "memory/people/zhou-yiming.md": "# 小周（周一鸣 / Zhou Yiming）\n\n- 实习生，motion design\n",
+            "memory/2026-11-05.md": "# 2026-11-05\n\n- 09:30 小周发来 HNM-160 的 Lottie v3，42KB。\n",
+            "memory/2026-11-06.md": "# 2026-11-06\n\n- 10:00 设计评审，讨论了 Lottie 的帧率。\n",
+        },
+    )
+    with Memory(ws, overrides={"embedding.provider": "none", **backend}) as mem:
+        assert mem.search("周一鸣发来的 Lottie 多大？")[0].path == "memory/2026-11-05.md"
+        # the note declaring the name, which holds it as asked, may come first; the log
+        # naming 小周 comes next, before the other log about Lottie
+        paths = [h.path for h in mem.search("How big was Zhou Yiming's Lottie?")]
+        assert "memory/2026-11-05.md" in paths[:2]
+        assert "memory/2026-11-06.md" not in paths[: paths.index("memory/2026-11-05.md")]
+
+
 def test_a_bridged_bigram_s_characters_are_held_with_it(tmp_path: Path) -> None:
     ws = write_notes(
         tmp_path,

@@ -66,6 +66,32 @@ def test_bridges_run_both_ways_between_the_two_writings() -> None:
     assert alias_bridges("ken burns effect", ["ken", "burns", "effect"], pairs) == {}
 
 
+def test_a_name_before_a_bracket_holding_the_full_name_in_both_scripts() -> None:
+    # the notes write the name before the bracket (小周); both Han names are the Latin one's
+    text = (
+        "# 小周（周一鸣 / Zhou Yiming）\n- 同事小李（李明，Li Ming）: QA\n- 老王（王涛 Wang Tao）\n"
+    )
+    assert list(declared(text)) == [
+        ("周一鸣", "zhou yiming"),
+        ("小周", "zhou yiming"),
+        ("李明", "li ming"),
+        ("小李", "li ming"),
+        ("王涛", "wang tao"),
+        ("老王", "wang tao"),
+    ]
+    pairs = list(declared(text))
+    # a question naming one Han name reaches the other, and the Latin one reaches both
+    terms = ["周", "周一", "一", "一鸣", "鸣"]
+    assert alias_bridges("周一鸣最近在忙什么", terms, pairs) == {
+        "周一": ["zhou", "yiming", "小周"],
+        "一鸣": ["zhou", "yiming", "小周"],
+    }
+    assert alias_bridges("What is Zhou Yiming doing?", ["zhou", "yiming"], pairs) == {
+        "zhou": ["周一", "小周"],
+        "yiming": ["周一", "小周"],
+    }
+
+
 def test_a_name_that_begins_a_sentence_is_asked_without_the_sentence_s_capital_too() -> None:
     # "Did" is capitalised because the question starts there, not because it is a name
     assert names_asked("Did Wang Tao say anything?") == ["did wang tao", "wang tao"]

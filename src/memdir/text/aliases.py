@@ -10,7 +10,10 @@ word with those entries: pinyin reaches 王涛, not 老王, and no dictionary kn
 
 A declaration is a Han name of two to four characters (a Japanese full name may have one space
 inside: ``佐々木 美穂``) beside one to three capitalised Latin words, one of them in brackets
-right after the other, or, for a Latin name of two words or more, the two side by side. Before
+right after the other, or, for a Latin name of two words or more, the two side by side; or a
+name before a bracket holding the full name in both scripts (``小周（周一鸣 / Zhou Yiming）``:
+小周 and 周一鸣 are each declared with Zhou Yiming, and a question naming one of the Han names
+reaches the other). Before
 a bracket the name is the end of the run of Han characters, after the last word joining words
 (的, 和 …) and less the dictionary words it opens with (``我的同事老王 (Wang Tao)`` → 老王). Not a
 pair whose Han side is a dictionary word the Latin side does not translate (``文档
@@ -41,6 +44,10 @@ _BETWEEN = re.compile("[的和跟与及]")  # 我的同事老王, 和老王: wha
 _LATIN_BEFORE = re.compile(rf"(?<![A-Za-z])({_LATIN_NAME})[ \t]*$")
 _LATIN_INSIDE = re.compile(rf"[ \t]*({_LATIN_NAME})[ \t]*[)）]")
 _HAN_INSIDE = re.compile(rf"[ \t]*({_HAN_NAME})[ \t]*[)）]")
+_BOTH_INSIDE = re.compile(
+    # 小周（周一鸣 / Zhou Yiming）, 老王（王涛，Wang Tao）: a full name in both scripts
+    rf"[ \t]*([{_HAN}]{{2,4}})[ \t]*[/／,，、]?[ \t]*({_LATIN_NAME})[ \t]*[)）]"
+)
 _SIDE_BY_SIDE = re.compile(
     # | 何佳 He Jia |, Contact: 佐藤健太 Sato Kenta —: in a table cell or after a colon, two
     # Latin words at least
@@ -59,7 +66,16 @@ def _pairs(text: str) -> Iterator[tuple[str, str]]:
         last = text[max(0, at - 2) : at].rstrip()[-1:]
         if not inside or not last:
             continue
-        if "A" <= inside <= "Z" and not last.isascii():  # most brackets are neither shape
+        both = _BOTH_INSIDE.match(text, after) if not inside.isascii() else None
+        if both and not last.isascii():
+            # 小周（周一鸣 / Zhou Yiming）: the full name, and the name before the bracket
+            # that the notes write (both declared with the one Latin name)
+            yield both.group(1), both.group(2)
+            han = _HAN_BEFORE.search(text, max(0, at - 24), at)
+            name = han and _name_ending(han.group(1), _latin_words(both.group(2)))
+            if name and name != both.group(1):
+                yield name, both.group(2)
+        elif "A" <= inside <= "Z" and not last.isascii():  # most brackets are neither shape
             han = _HAN_BEFORE.search(text, max(0, at - 24), at)
             latin = _LATIN_INSIDE.match(text, after)
             if han and latin:
@@ -188,12 +204,20 @@ def alias_bridges(
             known.extend(w for w in words if w != term and w not in known)
 
     held = set(terms)
-    for han, latin in dict.fromkeys(pairs):
+    pairs = list(dict.fromkeys(pairs))
+    for han, latin in pairs:
         words = latin.split()
         for word in words:
             if word in asked_words:  # Wang Tao, or Ken of Ken Ishida
                 add(word, [han[:2]])
         for gram in dict.fromkeys((han[:2], han[-2:])):
             if gram in held:  # 石田 of 石田さん, 老王
-                add(gram, words)
+                # and the other Han names declared with the same Latin one (周一鸣 → 小周)
+                add(
+                    gram,
+                    [
+                        *words,
+                        *(other[:2] for other, same in pairs if same == latin and other != han),
+                    ],
+                )
     return {term: words for term, words in out.items() if words}
