@@ -7,9 +7,11 @@ naming them?
 Agents ask "老王最近在忙什么？", "What has He Jia been up to lately?" and "relay 最近有什么进展？"
 of memory whose daily logs name the same person or project dozens of times over months. The
 answer is what the newest entries say, not the entry that names them most densely. The people
-are the names ``people.py`` finds (each form: 何佳 and He Jia, a chunk naming either names
-the person, as does a family name written apart: 佐々木 of 佐々木 美穂); the projects are the names of the notes in ``memory/projects/`` (``relay.md``:
-relay, not ``relay-error-codes``). Each is asked in four frames on the day after the newest
+are the names ``people.py`` finds (each form: 何佳 and He Jia, a chunk naming either names the
+person, as does a family name written apart: 佐々木 of 佐々木 美穂); the projects are the names
+of the notes in ``memory/projects/`` (``relay.md``: relay, not ``relay-error-codes``). Each
+person is asked in four frames, each project in eight (four asking how far it has come with no
+word of time: ``{n} 进展如何？``, ``What's the status of {n}?``), on the day after the newest
 log. A hit is a first result dated one of the :data:`NEWEST` newest days on which a chunk names
 the subject (its text holds the name, any case; a day after the asking day does not count).
 It uses no question of the bench, so it is no test half. No score floor. Writes
@@ -43,6 +45,11 @@ PROJECTS = (
     "What's the latest on {n}?",
     "{n} の最近の状況は？",
     "Any updates on {n} lately?",
+    # how far it has come, with no word of time
+    "{n} 进展如何？",
+    "What's the status of {n}?",
+    "{n} の進捗は？",
+    "How is {n} going?",
 )
 NEWEST = 3
 TOP = 1

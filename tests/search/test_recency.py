@@ -396,6 +396,12 @@ def test_the_day_a_setting_changed_answers_what_it_is_now(
         ("Zhou Lanさんは最近何をしていますか？", ["さんは最近", "何をしていますか"]),
         ("ledger の最近の状況は？", ["の最近の", "状況は"]),
         ("老王近况如何？", ["近况如何"]),
+        # how far something has come, with no word of time
+        ("atlas 进展如何？", ["进展如何"]),
+        ("目前校招那个 HC 进展到哪一步了？", ["进展到哪一步了"]),
+        ("What's the status of atlas?", ["What's the status of"]),
+        ("ledger の進捗は？", ["の進捗は"]),
+        ("How is the PG 16 upgrade going?", ["How is ", "going"]),
     ],
 )
 def test_questions_asking_what_is_new(query: str, frame: list[str]) -> None:
@@ -410,6 +416,7 @@ def test_questions_asking_what_is_new(query: str, frame: list[str]) -> None:
         "relay 的 p99 告警阈值目前是多少？",
         "How is the retry backoff configured?",
         "老王在忙什么？",  # no word of time or news: what he does, not what is new
+        "How is going to prod planned?",
     ],
 )
 def test_other_questions_do_not_ask_what_is_new(query: str) -> None:
@@ -448,3 +455,6 @@ def test_what_is_new_about_someone_is_their_newest_entries(tmp_path: Path) -> No
         for question in ("老王最近在忙什么？", "What has 老王 been up to lately?"):
             found = mem.search(question, today=today)
             assert [r.path for r in found[:2]] == ["memory/2026-11-24.md", "memory/2026-11-20.md"]
+        # how far something has come: the newest entry naming relay (the long lists do not)
+        for question in ("relay 进展如何？", "What's the status of relay?"):
+            assert mem.search(question, today=today)[0].path == "memory/2026-10-24.md"

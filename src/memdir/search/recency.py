@@ -110,17 +110,21 @@ _DOING = (
     r"(?a:\b(?:(?:been\s+)?up\s+to|been\s+(?:doing|working\s+on|busy(?:\s+with)?)|"
     r"working\s+on|busy\s+with|(?:been\s+)?going\s+on|progress|going)\b)"
     r"|在忙些什么|在忙什么|在忙啥|忙些什么|忙什么|忙啥|在做什么|在干什么|在干嘛|做了些什么|做了什么|"
-    r"有什么新进展|有什么进展|有啥进展|进展如何|进展怎么样|进度如何|进度怎么样|有什么动静|"
-    r"有什么新消息|怎么样了|怎么样|如何了|"
-    r"何をしていますか|何をしてる|何してる|どうしていますか|どうしてる|どうですか|"
-    r"の?状況は?|の?進捗は?|の?様子は?"
+    r"有什么动静|怎么样了|怎么样|如何了|"
+    r"何をしていますか|何をしてる|何してる|どうしていますか|どうしてる|どうですか|の?様子は?"
 )
 _NEWS = (
     # asking for what is new about something, with no word of time
     r"(?a:\b(?:what(?:'s|\s+is)\s+new(?:\s+(?:with|on|in|about))?|"
     r"any\s+(?:news|updates?)(?:\s+(?:on|about|from|for|with|of))?|"
-    r"(?:the\s+)?latest\s+(?:news\s+)?(?:on|about|with|from|for))\b)"
-    r"|近况(?:如何|怎么样)?|近況|最新进展|最新情况|最新消息|最新動向"
+    r"(?:the\s+)?latest\s+(?:news\s+)?(?:on|about|with|from|for)|"
+    r"(?:what(?:'s|\s+is)\s+)?the\s+(?:current\s+)?status\s+(?:of|on)|"
+    r"how(?:'s|\s+is|\s+are)\s+(?=.*\bgoing\s*[?.!]*$))\b)"
+    r"|近况(?:如何|怎么样)?|近況|最新进展|最新情况|最新消息|最新動向|"
+    # how far something has come: its newest entries say
+    r"有什么新进展|有什么进展|有啥进展|进展如何|进展怎么样|进度如何|进度怎么样|"
+    r"进展到哪一步了?|进展到哪了|进度到哪了|有什么新消息|"
+    r"の?状況は|の?進捗は?|の?進み具合は?"
 )
 _WHATS_NEW = re.compile(f"{_RECENTLY}|{_DOING}|{_NEWS}", re.IGNORECASE)
 _RECENT_OR_NEWS = re.compile(f"{_RECENTLY}|{_NEWS}", re.IGNORECASE)
