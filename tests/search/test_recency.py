@@ -402,6 +402,8 @@ def test_the_day_a_setting_changed_answers_what_it_is_now(
         ("What's the status of atlas?", ["What's the status of"]),
         ("ledger の進捗は？", ["の進捗は"]),
         ("How is the PG 16 upgrade going?", ["How is ", "going"]),
+        ("What is Priya working on lately?", ["working on", "lately"]),
+        ("Any progress on BILL-474?", ["Any progress on"]),
     ],
 )
 def test_questions_asking_what_is_new(query: str, frame: list[str]) -> None:
@@ -417,6 +419,9 @@ def test_questions_asking_what_is_new(query: str, frame: list[str]) -> None:
         "How is the retry backoff configured?",
         "老王在忙什么？",  # no word of time or news: what he does, not what is new
         "How is going to prod planned?",
+        # a word of doing inside a longer question says what it is about (LoCoMo)
+        "What did Tim recently start learning in addition to working on studies?",
+        "Why had Evan been going through a tough time lately?",
     ],
 )
 def test_other_questions_do_not_ask_what_is_new(query: str) -> None:

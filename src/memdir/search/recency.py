@@ -108,7 +108,9 @@ _RECENTLY = (
 _DOING = (
     # what someone has been doing, or how something is going: the frame of the question
     r"(?a:\b(?:(?:been\s+)?up\s+to|been\s+(?:doing|working\s+on|busy(?:\s+with)?)|"
-    r"working\s+on|busy\s+with|(?:been\s+)?going\s+on|progress|going)\b)"
+    # "how is … going?", not "going through a tough time lately"
+    r"(?:been\s+)?going\s+on|"
+    r"(?:going|working\s+on|busy\s+with)(?=\s*(?:lately|recently|these\s+days)?\s*[?.!]*$))\b)"
     r"|在忙些什么|在忙什么|在忙啥|忙些什么|忙什么|忙啥|在做什么|在干什么|在干嘛|做了些什么|做了什么|"
     r"有什么动静|怎么样了|怎么样|如何了|"
     r"何をしていますか|何をしてる|何してる|どうしていますか|どうしてる|どうですか|の?様子は?"
@@ -116,7 +118,7 @@ _DOING = (
 _NEWS = (
     # asking for what is new about something, with no word of time
     r"(?a:\b(?:what(?:'s|\s+is)\s+new(?:\s+(?:with|on|in|about))?|"
-    r"any\s+(?:news|updates?)(?:\s+(?:on|about|from|for|with|of))?|"
+    r"any\s+(?:news|updates?|progress)(?:\s+(?:on|about|from|for|with|of))?|"
     r"(?:the\s+)?latest\s+(?:news\s+)?(?:on|about|with|from|for)|"
     r"(?:what(?:'s|\s+is)\s+)?the\s+(?:current\s+)?status\s+(?:of|on)|"
     r"how(?:'s|\s+is|\s+are)\s+(?=.*\bgoing\s*[?.!]*$))\b)"
