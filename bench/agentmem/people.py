@@ -7,8 +7,9 @@ Agents ask "何佳是谁？" and "What does Wang Tao do?" of a memory whose peop
 table (``| 何佳 He Jia | backend | …``) or a note per person headed with their name, while
 daily entries name the same people in passing dozens of times. The names are the first cells
 of the tables in ``memory/people/*.md`` (each form: 何佳 and He Jia), or, in a note without a
-table, the names of its first heading; each is asked in five frames. A hit is a result of
-that file whose lines hold the row or heading. It uses no question of the bench, so it is no
+table, the names of its first heading; each is asked in eight frames (three asking what they
+are responsible for: ``{n}负责什么？``, ``What is {n} responsible for?``, ``{n}さんの担当は？``).
+A hit is a result of that file whose lines hold the row or heading. It uses no question of the bench, so it is no
 test half. No score floor. Writes ``bench/results/agentmem[-designer]-people.json``.
 """
 
@@ -27,7 +28,17 @@ from probes import Asked, holds_line, indexed_copy, probe_arguments, write_probe
 
 from common import RESULTS_DIR  # noqa: E402
 
-FRAMES = ("{n}是谁？", "{n}是做什么的？", "Who is {n}?", "What does {n} do?", "{n}って誰？")
+FRAMES = (
+    "{n}是谁？",
+    "{n}是做什么的？",
+    "Who is {n}?",
+    "What does {n} do?",
+    "{n}って誰？",
+    # what they are responsible for
+    "{n}负责什么？",
+    "What is {n} responsible for?",
+    "{n}さんの担当は？",
+)
 TOP = 3
 _CJK_NAME = r"[\u3005\u3040-\u30ff\u4e00-\u9fff]{2,4}"
 _LATIN_NAME = r"[A-Z][a-z]+(?: [A-Z][a-z]+)+"

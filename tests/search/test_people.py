@@ -31,6 +31,11 @@ from .helpers import write_notes
         ("マリコさんって誰？", "マリコ"),
         ("王老师是谁", "王老师"),  # one character left is no name
         ("김민수는 누구야?", "김민수"),
+        # what they are responsible for
+        ("What is Wang Tao responsible for?", "Wang Tao"),
+        ("What does He Jia own?", "He Jia"),
+        ("佐々木さんの担当は？", "佐々木"),
+        ("佐々木さんは何を担当していますか？", "佐々木"),
     ],
 )
 def test_a_question_asking_who_someone_is_names_them(query: str, name: str) -> None:
@@ -118,6 +123,26 @@ def test_who_someone_is_is_answered_by_the_row_introducing_them(team: Path, quer
         # the same name asked otherwise is matched as before: the entries first
         other = mem.search("何佳 review", max_results=3, min_score=0.0).results
         assert all(h.path != "memory/people/team.md" for h in other)
+
+
+def test_what_someone_is_responsible_for_is_searched_by_their_name(tmp_path: Path) -> None:
+    # 负责 is no word the row about 老王 holds, and 王负 (the gram across the name and the
+    # verb) is held once, by an entry saying what else he took on: the question got nothing
+    ws = write_notes(
+        tmp_path,
+        {
+            "memory/people/team.md": "# 人\n\n| 名字 | 角色 |\n|--|--|\n| 老王 Wang Tao | SRE，兼 ledger-db DBA |\n",
+            "memory/2026-09-07.md": "# 2026-09-07\n\n### 15:00 - review\n- pool 饱和告警老王负责\n",
+            **{
+                f"memory/2026-10-{d:02d}.md": f"# 2026-10-{d:02d}\n\n- 和老王对了第{d}个变更。\n"
+                for d in range(1, 8)
+            },
+        },
+    )
+    with Memory(ws, overrides={"embedding.provider": "none"}) as mem:
+        for query in ("老王负责什么？", "What is Wang Tao responsible for?"):
+            hits = mem.search(query)
+            assert hits and hits[0].path == "memory/people/team.md", query
 
 
 def test_without_a_note_about_them_every_mention_keeps_its_score(tmp_path: Path) -> None:

@@ -856,6 +856,13 @@ def run_search(
     # "老王最近在忙什么？": the words asking what is new are no terms; the rest is the subject
     lately = asks_whats_new(text)
     searched = "".join(" " if any(a <= i < b for a, b in lately) else c for i, c in enumerate(text))
+    about_now = asks_about_now(text) or bool(lately)
+    asked_what = None if about_now else asks_what_it_is(text)
+    who = None if about_now or asked_what is not None else asks_who_it_is(text)
+    if who is not None:
+        # 老王负责什么？: the person is the question; 负责 (and 王负) are no words a note
+        # about them must hold
+        searched = who
     vector_text = text
     words_profile: QueryProfile | None = None  # what memory holds of the query's words
     if mode == "vector" and vectors is not None:
@@ -873,9 +880,6 @@ def run_search(
     # Keyword hits and the chunk rows come from one read snapshot, so a sync committing in
     # between cannot pair an id with another version's text. Vector ids from the in-memory
     # matrix that no longer exist in the snapshot simply find no row and are dropped.
-    about_now = asks_about_now(text) or bool(lately)
-    asked_what = None if about_now else asks_what_it_is(text)
-    who = None if about_now or asked_what is not None else asks_who_it_is(text)
     literals = literal_spans(text)
     with index.snapshot():
         about = _about(index, who, sources) if who is not None else []

@@ -34,6 +34,14 @@ _WHO = [
         + r"(?i:\s+again|,?\s+and\s+what\s+(?:does|did)\s+(?:he|she|they)\s+do)?",
         r"(?i:what\s+(?:does|did))\s+" + _NAME + r"\s+(?i:do(?:\s+(?:again|here|now))?)",
         r"(?i:what(?:'s|\s+is|\s+was))\s+" + _NAME + r"(?:'s|’s)\s+(?i:role|job|title|position)",
+        # what they are responsible for: "What is Wang Tao responsible for?", "What does
+        # He Jia own?"
+        r"(?i:what(?:'s|\s+is|\s+was|\s+are|\s+were))\s+"
+        + _NAME
+        + r"\s+(?i:responsible\s+for|in\s+charge\s+of)",
+        r"(?i:what\s+(?:does|did))\s+"
+        + _NAME
+        + r"\s+(?i:own|handle|look\s+after|take\s+care\s+of)",
         # Chinese: 何佳是谁？ 孙悦是做什么的？ 老王负责什么？ 谁是何佳
         _NAME + _HON + r"\s*(?:是谁|是誰|是哪位|是什么人|是做什么的|是干什么的|是干嘛的|做什么的|"
         r"负责什么|負責什麼|是做什么工作的)",
@@ -41,6 +49,10 @@ _WHO = [
         # Japanese: 佐々木さんって誰？ 佐々木さんはどんな人？ 佐々木さんは何をしている人？
         _NAME + _HON + r"\s*(?:って|は|とは)\s*(?:誰|だれ|どなた|どんな人|何の人|何をしている人|"
         r"何をしてる人|なにをしている人)(?:だっけ|ですか|でしたっけ)?",
+        # 佐々木さんの担当は？ 佐々木さんは何を担当していますか？
+        _NAME
+        + _HON
+        + r"\s*(?:の担当(?:は|って)?(?:何|なに)?(?:ですか)?|は\s*何を担当(?:していますか|してる)?)",
         # Korean: 김민수는 누구야?
         _NAME + _HON + r"\s*(?:은|는|이|가)?\s*누구(?:야|예요|에요|인가요|지)?",
     )
@@ -49,9 +61,10 @@ _HONORIFIC = re.compile(rf"\s*(?:{_HONORIFICS})$")
 
 
 def asks_who_it_is(query: str) -> str | None:
-    """The name ``query`` asks about when it asks who someone is, or what they do, and
-    nothing more (``Who is He Jia?``, ``何佳是谁？``, ``孙悦是做什么的？``, ``佐々木さんって誰？``,
-    ``What does Wang Tao do?``); else ``None``. A code is no name: what ``ch-atlas-01`` does
+    """The name ``query`` asks about when it asks who someone is, what they do or what they
+    are responsible for, and nothing more (``Who is He Jia?``, ``何佳是谁？``, ``孙悦是做什么的？``,
+    ``佐々木さんって誰？``, ``What does Wang Tao do?``, ``老王负责什么？``, ``佐々木さんの担当は？``);
+    else ``None``. Search then looks for the name alone. A code is no name: what ``ch-atlas-01`` does
     is asked of the code (:func:`memdir.search.recency.asks_what_it_is`)."""
     text = unicodedata.normalize("NFKC", query).strip()
     for pattern in _WHO:
