@@ -549,3 +549,31 @@ def test_a_word_of_software_work_memory_writes_in_another_language_is_a_term(
         # memory lacks it (安排: "plan", "set" would hold it in any note)
         profile = query_profile(mem.index, "现在站会是怎么安排的？")
         assert profile is not None and "安排" not in profile.terms
+
+
+def test_asking_whether_memory_holds_something_asks_about_it(tmp_path: Path) -> None:
+    # 提到过, 还记得, 覚えてる, remember, mention are about memory itself: no note writes them
+    # about its subject; held by one note about something else, they outweighed the subject
+    ws = write_notes(
+        tmp_path,
+        {
+            "memory/2026-08-06.md": "# 2026-08-06\n\n### 11:00 - broker\nKafka 太重了，选了 NATS。\n",
+            "memory/2026-08-07.md": (
+                "# 2026-08-07\n\n- 周会上我提到过还记得的那个需求。\n"
+                "- I mentioned it; do you remember the recall list? 覚えてる人もいた。\n"
+            ),
+            **{
+                f"memory/2026-09-{d:02d}.md": f"# 2026-09-{d:02d}\n\n- standup, review {d}\n"
+                for d in range(1, 6)
+            },
+        },
+    )
+    with Memory(ws, overrides=KEYWORD_ONLY) as mem:
+        for query in (
+            "我之前有没有提到过 Kafka？",
+            "你还记得 Kafka 吗？",
+            "Kafka のこと覚えてる？",
+            "Do you remember Kafka?",
+            "Did I ever mention Kafka?",
+        ):
+            assert _paths(mem, query)[:1] == ["memory/2026-08-06.md"], query

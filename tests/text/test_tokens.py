@@ -102,6 +102,10 @@ def test_cjk_question_words_are_not_terms() -> None:
     assert fts_query("做饭") == '"做" OR "做饭" OR "饭"'
     assert fts_query("何佳的工作") == '"何" OR "何佳" OR "佳"'  # not every note holding 工作
     assert '"工作"' in fts_query("工作签证")
+    # asking whether memory holds something: words about memory, not about the subject
+    assert fts_query("你还记得 Kafka 吗？") == '"你" OR "kafka"'
+    assert fts_query("我之前有没有提到过 Kafka？") == '"我" OR "kafka"'
+    assert fts_query("Kafka のこと覚えてる？") == '"kafka"'
     # Characters that are often part of content words stay: 性能, 会议, 过期.
     assert '"性能"' in fts_query("性能会议过期")
     assert '"会议"' in fts_query("性能会议过期")

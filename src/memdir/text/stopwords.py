@@ -63,6 +63,8 @@ ENGLISH: frozenset[str] = frozenset(
         "thing", "things", "stuff", "something", "anything", "everything",
         # request verbs
         "please", "help", "find", "show", "get", "tell", "give", "let", "know", "want", "need",
+        # asking whether memory holds something ("do you remember …", "did I mention …")
+        "remember", "recall", "mention", "mentioned",
     }
 )  # fmt: skip
 

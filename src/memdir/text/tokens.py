@@ -274,9 +274,12 @@ _ZH_FUNCTION = (
     # what someone did or was doing: the question's frame, not the 在做 or 做 of a note
     "在做什么", "做了什么", "做了些什么", "在干什么", "干了什么", "在干嘛", "干嘛", "做什么", "干什么",
     "的工作",  # 9月1日至9月3日的工作, 何佳的工作: whatever they did, not the word 工作
+    # asking whether memory holds something: 你还记得…吗, 我之前有没有提到过… (words about
+    # memory itself, which no note writes about its subject)
+    "还记得", "记不记得", "记得", "提到过", "提起过", "说起过", "提过",
     "的", "了", "吗", "呢", "吧", "啊", "呀", "嘛", "么", "是",
 )  # fmt: skip
-_JA_FUNCTION = ("何", "誰", "今", "現在")
+_JA_FUNCTION = ("何", "誰", "今", "現在", "覚えて")
 """Function words of Japanese questions (questions holding kana). In a Chinese question 何 and
 今 are parts of words: the surname of 何佳 (``Mo 和何佳的 1:1 上聊了什么？`` was searched
 for 佳 alone), 今年 (this year). In a Japanese one, 何 before a kanji is a question word only
