@@ -38,6 +38,11 @@ FRAMES = (
     "{w}のこと覚えてる？",
     "我之前有没有提到过{w}？",
     "Did I ever mention {w}?",
+    # or asks it to look in its notes
+    "帮我查一下笔记里关于{w}的记录",
+    "What do my notes say about {w}?",
+    "{w}についてのメモある？",
+    "Search my memory for {w}",
 )
 TOP = 3
 

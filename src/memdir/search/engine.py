@@ -17,6 +17,7 @@ from memdir.errors import EmbeddingError, UsageError
 from memdir.index import ChunkRow, KeywordRow
 from memdir.index.backend import IndexBackend
 from memdir.search.decay import decay_multiplier, timestamp_for
+from memdir.search.frames import memory_frames
 from memdir.search.hybrid import Candidate, merge, normalise_weights
 from memdir.search.keyword import (
     QueryProfile,
@@ -853,9 +854,11 @@ def run_search(
     vector_hits: list[tuple[int, float]] = []
     pending: Future[list[tuple[int, float]]] | None = None
     assist = Assist()
-    # "老王最近在忙什么？": the words asking what is new are no terms; the rest is the subject
+    # "老王最近在忙什么？": the words asking what is new are no terms; the rest is the subject;
+    # nor are those asking memory to look ("What do my notes say about …", 帮我查一下)
     lately = asks_whats_new(text)
-    searched = "".join(" " if any(a <= i < b for a, b in lately) else c for i, c in enumerate(text))
+    asking = [*lately, *memory_frames(text)]
+    searched = "".join(" " if any(a <= i < b for a, b in asking) else c for i, c in enumerate(text))
     about_now = asks_about_now(text) or bool(lately)
     asked_what = None if about_now else asks_what_it_is(text)
     who = None if about_now or asked_what is not None else asks_who_it_is(text)

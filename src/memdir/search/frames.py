@@ -1,0 +1,40 @@
+"""The words of a question that ask memory to look, not what to look for.
+
+Users ask an agent's memory as they would a person or a notebook: "What do my notes say about
+pgbouncer?", "Search my memory for the Kafka decision", "帮我查一下笔记里关于 Kafka 的记录",
+"Kafka についてのメモある？". Notes, memory, 笔记, 记录 and メモ there are about memory itself;
+a note never writes them about its subject, and as terms they weighed against every note that
+answers (the designer's memory heads sections ``## メモ``, so `…についてのメモある？` was answered
+by them). :func:`memory_frames` finds those spans, which search leaves out of the question's
+terms. Only as phrases: "memory" alone is an engineer's word (``MEMORY_LIMIT_EXCEEDED``, a
+memory leak), and "notes" too (release notes).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["memory_frames"]
+
+_FRAMES = re.compile(
+    # English: what do my notes say about, search my memory for, in my notes, look up in my …
+    r"(?ai:\b(?:what\s+(?:do|did|does)\s+(?:my|the|your)\s+(?:notes|memory|memories)\s+say"
+    r"(?:\s+(?:about|on|of))?|"
+    r"(?:search|look|check|find|dig)(?:\s+(?:up|through|in|into))?\s+(?:my|the|your)\s+"
+    r"(?:notes|memory|memories|logs)(?:\s+(?:for|about|on))?|"
+    r"(?:in|from)\s+(?:my|your)\s+(?:notes|memory|memories)|"
+    r"(?:my|your)\s+(?:notes|memory|memories)\s+(?:on|about|for))\b)"
+    # Chinese: 帮我查一下, 笔记里关于 … 的记录, 我的笔记中
+    r"|帮我查一下|帮我查查|帮我查|帮我找一下|帮我找|查一下|查查|翻一下|"
+    r"(?:我的)?(?:笔记|记录|记忆)(?:里|中|里面|当中)(?:有没有)?(?:关于)?|"
+    r"的(?:记录|笔记|内容)(?=[\s?？。!！]*$)|"
+    # Japanese: …についてのメモある？ メモに … ある？
+    r"(?:について|に関する)?の?メモ(?:は|に|で)?(?:ある|あります|ない|残って)"
+    r"(?:る|ます|ますか|か|っけ)?|メモ(?:に|で)(?:は)?",
+)
+
+
+def memory_frames(query: str) -> list[tuple[int, int]]:
+    """The spans of ``query`` that ask memory to look rather than say what to look for (see
+    the module), to be left out of its terms; none when it has none."""
+    return [m.span() for m in _FRAMES.finditer(query) if m.end() > m.start()]
