@@ -6,8 +6,10 @@ chunk holding the word among the first three results of each mode?
 Users talk to an agent's memory as to a person: "你还记得 Kafka 吗？", "Do you remember the
 pgbouncer change?", "Kafka のこと覚えてる？", "我之前有没有提到过 Kafka？". The words of that frame
 (记得, remember, 覚えてる, 提到过, mention) are about memory itself, not about what a note holds;
-a note never writes them about its subject. Each chunk's rarest word (``probes.rarest_word``:
-a word of four letters or more that two chunks or more hold) is asked once, in five frames. A
+a note never writes them about its subject; so do the phrases asking it to look in its notes
+("What do my notes say about …?", 帮我查一下) or to sum up what it holds ("Give me an overview
+of …", 介绍一下, 相关的信息). Each chunk's rarest word (``probes.rarest_word``: a word of four
+letters or more that two chunks or more hold) is asked once, in fifteen frames. A
 hit is a result holding the word. It uses no question of the bench, so it is no test half. No
 score floor. Writes ``bench/results/agentmem[-designer]-recall.json``.
 """
@@ -43,6 +45,13 @@ FRAMES = (
     "What do my notes say about {w}?",
     "{w}についてのメモある？",
     "Search my memory for {w}",
+    # or to sum up what it holds
+    "介绍一下{w}",
+    "总结一下{w}",
+    "{w}相关的信息",
+    "Give me an overview of {w}",
+    "Any notes on {w}?",
+    "{w}の情報",
 )
 TOP = 3
 

@@ -2,7 +2,8 @@
 
 Users ask an agent's memory as they would a person or a notebook: "What do my notes say about
 pgbouncer?", "Search my memory for the Kafka decision", "帮我查一下笔记里关于 Kafka 的记录",
-"Kafka についてのメモある？". Notes, memory, 笔记, 记录 and メモ there are about memory itself;
+"Kafka についてのメモある？", and to sum up what it holds: "Give me an overview of relay",
+"介绍一下 relay", "Kafka 相关的信息". Notes, memory, 笔记, 记录 and メモ there are about memory itself;
 a note never writes them about its subject, and as terms they weighed against every note that
 answers (the designer's memory heads sections ``## メモ``, so `…についてのメモある？` was answered
 by them). :func:`memory_frames` finds those spans, which search leaves out of the question's
@@ -23,14 +24,21 @@ _FRAMES = re.compile(
     r"(?:search|look|check|find|dig)(?:\s+(?:up|through|in|into))?\s+(?:my|the|your)\s+"
     r"(?:notes|memory|memories|logs)(?:\s+(?:for|about|on))?|"
     r"(?:in|from)\s+(?:my|your)\s+(?:notes|memory|memories)|"
-    r"(?:my|your)\s+(?:notes|memory|memories)\s+(?:on|about|for))\b)"
+    r"(?:my|your)\s+(?:notes|memory|memories)\s+(?:on|about|for)|"
+    r"any\s+notes\s+(?:on|about)|"
+    # … or to sum up what it holds: give me an overview of, summarize, a recap of
+    r"(?:give\s+me\s+)?(?:an?\s+)?(?:overview|summary|rundown|recap)\s+of|"
+    r"summari[sz]e(?:\s+what\s+(?:I|we)\s+(?:know|have)\s+(?:about|on))?)\b)"
     # Chinese: 帮我查一下, 笔记里关于 … 的记录, 我的笔记中
     r"|帮我查一下|帮我查查|帮我查|帮我找一下|帮我找|查一下|查查|翻一下|"
+    r"介绍一下|介绍下|总结一下|总结下|概括一下|梳理一下|讲讲|说说|"
+    r"相关的?(?:信息|内容|记录|情况)|"
     r"(?:我的)?(?:笔记|记录|记忆)(?:里|中|里面|当中)(?:有没有)?(?:关于)?|"
-    r"的(?:记录|笔记|内容)(?=[\s?？。!！]*$)|"
+    r"的(?:记录|笔记|内容|信息|情况)(?=[\s?？。!！]*$)|"
     # Japanese: …についてのメモある？ メモに … ある？
     r"(?:について|に関する)?の?メモ(?:は|に|で)?(?:ある|あります|ない|残って)"
-    r"(?:る|ます|ますか|か|っけ)?|メモ(?:に|で)(?:は)?",
+    r"(?:る|ます|ますか|か|っけ)?|メモ(?:に|で)(?:は)?|"
+    r"について教えて(?:ください)?|の情報(?:を|は)?(?=[\s?？。!！]*$)",
 )
 
 
