@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 import time
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -506,6 +507,32 @@ def test_an_index_cut_without_the_section_slack_is_rebuilt(
         assert mem.status()["chunks"] == 1
         hit = mem.search("ATL-365", min_score=0).results[0]
         assert (hit.start_line, hit.end_line) == (1, 9)
+
+
+def test_the_newest_chunks_naming_something_come_by_their_date(
+    tmp_path: Path, backend: dict[str, str]
+) -> None:
+    # 老王 in 450 daily logs over more than a year, the newest written first to the index
+    # (a full index goes in path order: the oldest rowids are the oldest logs)
+    files = {}
+    for n in range(450):
+        day = (
+            f"2025-{(n // 28) % 12 + 1:02d}-{n % 28 + 1:02d}"
+            if n < 336
+            else f"2026-{(n - 336) // 28 + 1:02d}-{(n - 336) % 28 + 1:02d}"
+        )
+        files[f"memory/{day}.md"] = f"# {day}\n\n- 和老王对了第 {n} 个变更\n"
+    files["memory/people/wang.md"] = "# 老王\n\n- SRE，undated\n"
+    ws = _workspace(tmp_path / "ws", files)
+    with Memory(ws, overrides={**KEYWORD_ONLY, **backend}) as mem:
+        mem.sync()
+        rows = mem.index.newest('"老王"', 3)
+        assert [r.chunk.date for r in rows] == ["2026-05-02", "2026-05-01", "2026-04-28"]
+        assert mem.index.newest('"老王"', 3, sources=["sessions"]) == []
+        assert mem.index.newest('"nobody"', 3) == []
+        # and a question asking what is new about him is answered by the newest
+        found = mem.search("老王最近在忙什么？", today=date(2026, 5, 3))
+        assert found.results[0].date == "2026-05-02"
 
 
 def test_chunks_are_read_by_the_day_they_are_dated(tmp_path: Path, backend: dict[str, str]) -> None:

@@ -175,6 +175,13 @@ class IndexBackend(Protocol):
         ``limit`` of them, when that is cheaper (a sample to read, not an answer)."""
         ...
 
+    def newest(
+        self, match: str, limit: int, *, sources: Sequence[str] | None = None
+    ) -> list[KeywordRow]:
+        """The ``limit`` newest dated chunks matching ``match`` (``rank`` 0), newest first:
+        what a question asking what is new about something is answered from."""
+        ...
+
     def dated(
         self, days: Sequence[str], limit: int, *, sources: Sequence[str] | None = None
     ) -> tuple[int, list[KeywordRow]]:

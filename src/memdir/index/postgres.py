@@ -1116,6 +1116,34 @@ class PgIndex:
         )
         return int(count), [KeywordRow(ChunkRow(*r), 0.0) for r in rows]
 
+    def newest(
+        self, match: str, limit: int, *, sources: Sequence[str] | None = None
+    ) -> list[KeywordRow]:
+        """See :meth:`memdir.index.backend.IndexBackend.newest`: the GIN index's matches,
+        sorted by their date."""
+        terms = [t.replace('""', '"') for t in re.findall(r'"((?:[^"]|"")*)"', match)]
+        if not terms:
+            raise StorageError(f"keyword search failed for {match!r}: no quoted term")
+        queries = self._term_queries(terms)
+        live = [t for t in dict.fromkeys(terms) if queries[t]]
+        if not live or limit <= 0:
+            return []
+        where = "namespace = %(ns)s AND date IS NOT NULL AND tsv @@ %(q)s::tsquery"
+        params: dict[str, Any] = {
+            "ns": self.namespace,
+            "q": self._any_of(live, queries),
+            "limit": int(limit),
+        }
+        if sources:
+            where += " AND source = ANY(%(sources)s)"
+            params["sources"] = list(sources)
+        rows = self.read(
+            f"SELECT {_CHUNK_COLUMNS} FROM memdir_chunks WHERE {where}"
+            " ORDER BY date DESC, id LIMIT %(limit)s",
+            params,
+        )
+        return [KeywordRow(ChunkRow(*r), 0.0) for r in rows]
+
     def _any_of(self, terms: Sequence[str], queries: Mapping[str, Sequence[str]]) -> str:
         """The tsquery matching any of ``terms`` (each a lexeme or a phrase)."""
         return " | ".join(f"({self._tsquery(queries[t])})" for t in terms)

@@ -566,6 +566,27 @@ class Index:
         )
         return int(count), [KeywordRow(ChunkRow(*r), 0.0) for r in rows]
 
+    def newest(
+        self, match: str, limit: int, *, sources: Sequence[str] | None = None
+    ) -> list[KeywordRow]:
+        """See :meth:`memdir.index.backend.IndexBackend.newest`: every match is read (a name
+        a memory writes a few thousand times at most) and sorted by its date."""
+        where = "chunks_fts MATCH ? AND c.date IS NOT NULL"
+        params: list[object] = [match]
+        if sources:
+            where += f" AND c.source IN ({','.join('?' * len(sources))})"
+            params += list(sources)
+        sql = (
+            "SELECT c.id, c.path, c.source, c.start_line, c.end_line, c.text, c.context, c.date, 0.0"
+            f" FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid WHERE {where}"
+            " ORDER BY c.date DESC, c.id LIMIT ?"
+        )
+        try:
+            rows = self.read(sql, [*params, limit])
+        except sqlite3.OperationalError as exc:
+            raise StorageError(f"keyword search failed for {match!r}: {exc}") from exc
+        return [KeywordRow(ChunkRow(*r[:8]), float(r[8])) for r in rows]
+
     # -- keyword search ------------------------------------------------------------------
     def keyword(
         self, match: str, limit: int, *, sources: Sequence[str] | None = None, ranked: bool = True

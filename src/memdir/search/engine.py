@@ -195,12 +195,9 @@ PLAN_RIVALS = 20
 many of the first results scoring close to the best are put newest first: the notes naming
 those days all match it alike, and the latest plan written by today is the one that holds."""
 
-LATELY_PROBE = 400
-"""How many chunks holding the subject of a question about what is new are read for the newest
-(:func:`_newest_naming`)."""
-
 LATELY_NEWEST = 10
-"""How many of those, the newest, are candidates whatever their BM25 rank."""
+"""Of a question asking what is new about someone or something, how many of the newest chunks
+naming it are candidates whatever their BM25 rank (:func:`_newest_naming`)."""
 
 OTHER_HOURS_FACTOR = 0.7
 """The score left to a chunk of the day a question names whose timed entries all lie outside
@@ -470,9 +467,9 @@ def _newest_naming(
     index: IndexBackend, profile: QueryProfile | None, sources: Sequence[str] | None
 ) -> list[KeywordRow]:
     """For a question asking what is new about someone or something, the
-    :data:`LATELY_NEWEST` newest chunks among :data:`LATELY_PROBE` holding the heaviest term
-    of the question memory holds (with its bridges: ``He Jia`` → 何佳): the entries naming
-    them often are short and long alike, and BM25's best are the short ones of any month."""
+    :data:`LATELY_NEWEST` newest chunks holding the heaviest term of the question memory holds
+    (with its bridges: ``He Jia`` → 何佳): the entries naming them often are short and long
+    alike, and BM25's best are the short ones of any month."""
     if profile is None:
         return []
     held = [t for t in profile.terms if t not in profile.absent]
@@ -482,11 +479,7 @@ def _newest_naming(
     match = fts_match([term, *map(bridge_term, profile.bridges.get(term, ()))])
     if match is None:
         return []
-    rows = index.keyword(
-        match, LATELY_PROBE, sources=list(sources) if sources else None, ranked=False
-    )
-    dated = sorted((r for r in rows if r.chunk.date), key=lambda r: r.chunk.date, reverse=True)
-    return dated[:LATELY_NEWEST]
+    return index.newest(match, LATELY_NEWEST, sources=list(sources) if sources else None)
 
 
 def _dated_chunks(
