@@ -46,7 +46,8 @@ def test_two_processes_appending_never_interleave_inside_a_line(tmp_path: Path) 
     ]
     deadline = time.monotonic() + 60
     while not all(Path(f"{go}.{tag}").exists() for tag in ("a", "b")):
-        # a writer that died before it was ready says why (seen once, under load, unexplained)
+        # a writer that died before it was ready says why (twice: both opened the new index at
+        # once and the second was refused its switch to WAL; memdir.index.schema.wal waits now)
         died = [p.communicate()[1] for p in procs if p.poll() is not None]
         assert not died, died
         assert time.monotonic() < deadline, "the writers were not ready in 60 s"

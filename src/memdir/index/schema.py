@@ -8,6 +8,7 @@ from the running configuration the index is rebuilt rather than read with the wr
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -107,7 +108,7 @@ def connect(path: Path, *, durable: bool = True) -> sqlite3.Connection:
     conn = sqlite3.connect(str(path), timeout=10.0, isolation_level=None, check_same_thread=False)
     conn.execute("PRAGMA busy_timeout = 10000")
     if durable:
-        conn.execute("PRAGMA journal_mode = WAL")
+        wal(conn)
         conn.execute("PRAGMA synchronous = NORMAL")
     else:
         conn.execute("PRAGMA journal_mode = OFF")
@@ -116,6 +117,30 @@ def connect(path: Path, *, durable: bool = True) -> sqlite3.Connection:
     conn.execute("PRAGMA temp_store = MEMORY")
     conn.create_function("memdir_fts", 1, fts_document, deterministic=True)
     return conn
+
+
+WAL_WAIT = 10.0
+"""How long opening an index waits for another process switching the same new file to WAL."""
+
+
+def wal(conn: sqlite3.Connection, wait: float = WAL_WAIT) -> None:
+    """``PRAGMA journal_mode = WAL`` on ``conn``, tried again while another process holds the
+    file: two processes opening a new index at once (an agent's session hook and its MCP
+    server) both switch it, and SQLite answers the second "database is locked" at once,
+    whatever its busy timeout (3 of 120 processes, four at a time, before this)."""
+    deadline = time.monotonic() + wait
+    delay = 0.005
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+            if time.monotonic() + delay > deadline:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.1)
 
 
 @contextmanager
