@@ -30,6 +30,12 @@ from .helpers import write_notes
         ("Any notes on Kafka?", ["Any notes on"]),
         ("Kafkaについて教えて", ["について教えて"]),
         ("Kafkaの情報", ["の情報"]),
+        # or whether it remembers: the phrases leave the text embedded too
+        ("你还记得Kafka吗？", ["你还记得"]),
+        ("我之前有没有提到过Kafka？", ["我之前有没有提到过"]),
+        ("Kafkaのこと覚えてる？", ["のこと覚えてる"]),
+        ("Do you remember Kafka?", ["Do you remember"]),
+        ("Did I ever mention Kafka?", ["Did I ever mention"]),
     ],
 )
 def test_words_asking_memory_to_look(query: str, frames: list[str]) -> None:
@@ -46,6 +52,8 @@ def test_words_asking_memory_to_look(query: str, frames: list[str]) -> None:
         "What did Wang Tao say about RabbitMQ?",
         "What is the summary field of the invoice?",
         "相关性分析",
+        "What does Joanna do to remember happy memories?",  # LoCoMo: what she does
+        "Which TV series does Tim mention watching?",
     ],
 )
 def test_words_about_the_subject_are_kept(query: str) -> None:
