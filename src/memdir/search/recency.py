@@ -20,6 +20,12 @@ dual-write 没再报错"), which are short and so score as well or better: among
 dated results come oldest first (:func:`first_mention_first`). Measured on bench/agentmem, hybrid,
 hit@1: .465 → .477 on the tuning half (one question), .457 → .478 on the test half (two); keyword
 .380 → .402 on the test half; R@5 unchanged.
+
+A question asking what is new about someone or something ("老王最近在忙什么？", "What's the
+latest on atlas?", "ledger の進捗は？": :func:`asks_whats_new`) is answered by the newest entries
+naming them: search leaves its asking words out of the terms and puts every result naming the
+rest, down to :data:`NAMED_RIVAL` of the best score, in date order (``bench/agentmem/lately.py``:
+42 of 72 first results not among the three newest days naming them → 4).
 """
 
 from __future__ import annotations
