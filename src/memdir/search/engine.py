@@ -47,6 +47,7 @@ from memdir.search.recency import (
 from memdir.search.results import SearchResponse, SearchResult, citation_for, make_snippet
 from memdir.search.threads import Assist, LazyPool
 from memdir.text import (
+    blank_spans,
     bridge_term,
     fts_match,
     fts_query_terms,
@@ -470,12 +471,9 @@ def _newest_naming(
     :data:`LATELY_NEWEST` newest chunks holding the heaviest term of the question memory holds
     (with its bridges: ``He Jia`` → 何佳): the entries naming them often are short and long
     alike, and BM25's best are the short ones of any month."""
-    if profile is None:
+    if profile is None or not profile.held:
         return []
-    held = [t for t in profile.terms if t not in profile.absent]
-    if not held:
-        return []
-    term = max(held, key=lambda t: (profile.weights.get(t, 0.0), len(t)))
+    term = max(profile.held, key=lambda t: (profile.weights.get(t, 0.0), len(t)))
     match = fts_match([term, *map(bridge_term, profile.bridges.get(term, ()))])
     if match is None:
         return []
@@ -596,10 +594,9 @@ def _names_every_identifier(
     question names none): for :func:`memdir.search.recency.latest_first`."""
     if profile is None:
         return None
-    tests = [profile.holder(t) for t in profile.terms if is_identifier_term(t)]
-    if not tests:
-        return None
-    return lambda c: c.chunk_id in rows and all(t(body(c.chunk_id)) for t in tests)
+    return _holding_all(
+        [profile.holder(t) for t in profile.terms if is_identifier_term(t)], rows, body
+    )
 
 
 def _names_the_subject(
@@ -611,13 +608,20 @@ def _names_the_subject(
     whose own words are no terms); ``None`` when memory holds none."""
     if profile is None:
         return None
-    held = [t for t in profile.terms if t not in profile.absent]
-    grams = [t for t in held if len(t) > 1 and is_cjk_gram(t)]
+    grams = [t for t in profile.held if len(t) > 1 and is_cjk_gram(t)]
     tests = [
         profile.holder(t)
-        for t in held
+        for t in profile.held
         if not (len(t) == 1 and is_cjk_gram(t) and any(t in g for g in grams))
     ]
+    return _holding_all(tests, rows, body)
+
+
+def _holding_all(
+    tests: Sequence[Callable[[str], bool]], rows: dict[int, ChunkRow], body: Callable[[int], str]
+) -> Callable[[Candidate], bool] | None:
+    """Whether a candidate's chunk passes every one of ``tests`` (term holders); ``None`` for
+    no test."""
     if not tests:
         return None
     return lambda c: c.chunk_id in rows and all(t(body(c.chunk_id)) for t in tests)
@@ -638,8 +642,7 @@ def _demote_the_unnamed(
     caller may see), so that a note behind a path filter changes no score the caller gets."""
     tests: list[Callable[[int], bool]] = []
     if profile is not None and profile.holds_identifier:
-        held = [t for t in profile.terms if t not in profile.absent]
-        for term in code_terms(query, held):
+        for term in code_terms(query, profile.held):
             matches = profile.holder(term)  # bill421: BILL-421
             tests.append(lambda cid, matches=matches: matches(body(cid)))
     for span in quoted:
@@ -851,7 +854,7 @@ def run_search(
     # nor are those asking memory to look ("What do my notes say about …", 帮我查一下)
     lately = asks_whats_new(text)
     asking = [*lately, *memory_frames(text)]
-    searched = "".join(" " if any(a <= i < b for a, b in asking) else c for i, c in enumerate(text))
+    searched = blank_spans(text, asking)
     about_now = asks_about_now(text) or bool(lately)
     asked_what = None if about_now else asks_what_it_is(text)
     who = None if about_now or asked_what is not None else asks_who_it_is(text)
@@ -1033,19 +1036,23 @@ def run_search(
     def dated(c: Candidate) -> str | None:
         return rows[c.chunk_id].date if c.chunk_id in rows else None
 
+    def written_by_today(c: Candidate) -> str | None:
+        """The day ``c`` is of, a day after today counting as none (a plan's day, a note of a
+        replayed conversation written later)."""
+        day = dated(c)
+        return day if day and (today is None or day <= today.isoformat()) else None
+
     asked = profile or words_profile
     seen_days = asked.days if asked is not None else ()
 
     if lately and not seen_days:
-        # what is new about the subject: the newest entries naming it, among more rivals (a
-        # note dated after today, a plan's day or a replayed conversation, counts as undated)
-        written = today.isoformat() if today else "9999"
+        # what is new about the subject: the newest entries naming it, among more rivals
         candidates = latest_first(
             candidates,
             lambda c: c.score,
-            lambda c: d if (d := dated(c)) and d <= written else None,
+            written_by_today,
             rivals=len(candidates),
-            named=_names_the_subject(profile or words_profile, rows, body),
+            named=_names_the_subject(asked, rows, body),
         )
     elif about_now:
         candidates = latest_first(
@@ -1058,14 +1065,9 @@ def run_search(
         candidates = earliest_first(candidates, lambda c: c.score, dated)
     elif named is None and _only_planned(seen_days, today, candidates, dated):
         # days still to come that no note is of: the notes naming them, the latest plan
-        # written by today first (a note dated later, in a replayed conversation, counts as
-        # undated)
-        written = today.isoformat() if today else ""
+        # written by today first
         candidates = latest_first(
-            candidates,
-            lambda c: c.score,
-            lambda c: d if (d := dated(c)) and d <= written else None,
-            rivals=PLAN_RIVALS,
+            candidates, lambda c: c.score, written_by_today, rivals=PLAN_RIVALS
         )
     elif named is None and seen_days:
         candidates = each_day_first(

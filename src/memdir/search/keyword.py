@@ -28,6 +28,7 @@ from memdir.search.spellings import (
 from memdir.text import (
     asked_kinds,
     bilingual,
+    blank_spans,
     bridge_term,
     fts_match,
     fts_query_terms,
@@ -354,6 +355,11 @@ class QueryProfile:
     afternoon, 下午3点: :func:`memdir.dates.part_of_day`); its words are no terms either.
     ``None`` when it names none, or no day."""
 
+    @property
+    def held(self) -> list[str]:
+        """The :attr:`terms` memory holds (not :attr:`absent`), in order."""
+        return [t for t in self.terms if t not in self.absent]
+
     def holder(self, term: str) -> Callable[[str], bool]:
         """Whether a text holds ``term`` as written or through one of its :attr:`bridges`
         (bill421 through the notes' BILL-421)."""
@@ -456,7 +462,7 @@ def query_profile(
         if part := part_of_day(query):  # nor are 上午 or the afternoon of it (notes write 10:30)
             cut += part.spans
             hours = part.hours
-        query = "".join(" " if any(a <= i < b for a, b in cut) else c for i, c in enumerate(query))
+        query = blank_spans(query, cut)
     day_keys = tuple(dict.fromkeys(d for _, _, named in days for d in named))
     if len(days) > 1:  # two spans may name the same day
         dated = index.dated(list(day_keys), 0)[0]

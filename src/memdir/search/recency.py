@@ -109,7 +109,7 @@ _RECENTLY = (
     # alone, a particle would be a term
     r"(?:さん|くん|ちゃん)?(?:は|の|って|も)?(?:最近|近頃|このところ|ここのところ)(?:の|は)?|"
     r"(?a:\b(?:lately|recently|these\s+days|of\s+late|nowadays)\b)"
-    r"|最近|近来|近來|这阵子|這陣子|这段时间|這段時間|近期|近頃|このところ|ここのところ|요즘|최근"
+    r"|近来|近來|这阵子|這陣子|这段时间|這段時間|近期|요즘|최근"
 )
 _DOING = (
     # what someone has been doing, or how something is going: the frame of the question

@@ -71,17 +71,13 @@ def _pairs(text: str) -> Iterator[tuple[str, str]]:
             # 小周（周一鸣 / Zhou Yiming）: the full name, and the name before the bracket
             # that the notes write (both declared with the one Latin name)
             yield both.group(1), both.group(2)
-            han = _HAN_BEFORE.search(text, max(0, at - 24), at)
-            name = han and _name_ending(han.group(1), _latin_words(both.group(2)))
+            name = _name_before(text, at, both.group(2))
             if name and name != both.group(1):
                 yield name, both.group(2)
         elif "A" <= inside <= "Z" and not last.isascii():  # most brackets are neither shape
-            han = _HAN_BEFORE.search(text, max(0, at - 24), at)
             latin = _LATIN_INSIDE.match(text, after)
-            if han and latin:
-                name = _name_ending(han.group(1), _latin_words(latin.group(1)))
-                if name:
-                    yield name, latin.group(1)  # 老王 (Wang Tao), 同事老王 (Wang Tao)
+            if latin and (name := _name_before(text, at, latin.group(1))):
+                yield name, latin.group(1)  # 老王 (Wang Tao), 同事老王 (Wang Tao)
         elif last.isalpha() and last.isascii() and not inside.isascii():
             latin = _LATIN_BEFORE.search(text, max(0, at - 40), at)
             han = _HAN_INSIDE.match(text, after)
@@ -89,6 +85,13 @@ def _pairs(text: str) -> Iterator[tuple[str, str]]:
                 yield han.group(1), latin.group(1)  # Ken Ishida（石田健）
     for m in _SIDE_BY_SIDE.finditer(text):
         yield m.group(1), m.group(2)
+
+
+def _name_before(text: str, at: int, latin: str) -> str | None:
+    """The Han name ending just before the bracket at ``at`` that declares it beside
+    ``latin`` (:func:`_name_ending` of the run of Han characters there), if any."""
+    han = _HAN_BEFORE.search(text, max(0, at - 24), at)
+    return _name_ending(han.group(1), _latin_words(latin)) if han else None
 
 
 def _name_ending(run: str, words: list[str]) -> str | None:

@@ -253,6 +253,13 @@ letter (``relay-staging``, ``nats-relay-stg``, ``values-staging.yaml``; not ``OP
 ``2026-12-05``, ``v1.15.0-rc1``, ``broker.dual-write``)."""
 
 
+def blank_spans(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    """``text`` with each character inside one of ``spans`` (``(start, end)``) made a space:
+    the words of a question that say how it asks (a day, "what is new", "search my notes
+    for") taken out of its terms, the rest where it was."""
+    return "".join(" " if any(a <= i < b for a, b in spans) else c for i, c in enumerate(text))
+
+
 def word_tokens(text: str) -> list[str]:
     """Normalised word tokens: words whole, CJK runs as unigrams plus bigrams."""
     return _tokens(text)
