@@ -304,6 +304,15 @@ def _tsvector(tokens: Sequence[str]) -> str:
     return " ".join(parts)
 
 
+def _match_terms(match: str) -> list[str]:
+    """The terms of an FTS5 MATCH expression (``"a" OR "b c"``: each quoted, ``""`` for a
+    quote inside), as the SQLite index reads them."""
+    terms = [t.replace('""', '"') for t in re.findall(r'"((?:[^"]|"")*)"', match)]
+    if not terms:
+        raise StorageError(f"keyword search failed for {match!r}: no quoted term")
+    return terms
+
+
 def _lexeme(token: str) -> str:
     return "'" + token.replace("\\", "\\\\").replace("'", "''") + "'"
 
@@ -986,9 +995,7 @@ class PgIndex:
         the same statement). A query's common words are so mostly never scanned, and the
         result is still the exact top ``limit`` by bm25.
         """
-        terms = [t.replace('""', '"') for t in re.findall(r'"((?:[^"]|"")*)"', match)]
-        if not terms:
-            raise StorageError(f"keyword search failed for {match!r}: no quoted term")
+        terms = _match_terms(match)
         total, dfs = self.term_dfs(terms)
         queries = self._term_queries(terms)
         live = [t for t in dict.fromkeys(terms) if queries[t]]
@@ -1121,9 +1128,7 @@ class PgIndex:
     ) -> list[KeywordRow]:
         """See :meth:`memdir.index.backend.IndexBackend.newest`: the GIN index's matches,
         sorted by their date."""
-        terms = [t.replace('""', '"') for t in re.findall(r'"((?:[^"]|"")*)"', match)]
-        if not terms:
-            raise StorageError(f"keyword search failed for {match!r}: no quoted term")
+        terms = _match_terms(match)
         queries = self._term_queries(terms)
         live = [t for t in dict.fromkeys(terms) if queries[t]]
         if not live or limit <= 0:
